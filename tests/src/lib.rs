@@ -1,0 +1,197 @@
+//! Shared fixture of the integration tests: the real local stack started by `infra/local/stack.py`.
+//!
+//! The stack writes every address and local credential into one env file; [`Stack::load`] reads it
+//! (path from `FLUSS_STACK_ENV`, else the default location under `~/.cache`). Tests fail with a
+//! clear message when no stack runs — they never fall back to a fake.
+#![warn(missing_docs)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use fluss::client::FlussConnection;
+use fluss::config::Config;
+
+/// Bound on connecting in tests: fluss-rs has no request timeout of its own.
+pub const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
+/// Bound on any single Fluss call in tests.
+pub const CALL_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Addresses and credentials of the running local stack.
+#[derive(Clone)]
+pub struct Stack {
+    vars: HashMap<String, String>,
+}
+
+impl std::fmt::Debug for Stack {
+    // Passwords stay out of test output.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut keys: Vec<_> = self.vars.keys().collect();
+        keys.sort();
+        f.debug_struct("Stack").field("keys", &keys).finish()
+    }
+}
+
+/// Which listener of the cluster a client uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    /// The plaintext listener; clients are `User:ANONYMOUS` (a super user locally).
+    Plaintext,
+    /// The SASL/PLAIN listener.
+    Sasl,
+}
+
+impl Stack {
+    /// Path of the env file written by `stack.py start`.
+    pub fn env_path() -> PathBuf {
+        if let Some(p) = std::env::var_os("FLUSS_STACK_ENV") {
+            return PathBuf::from(p);
+        }
+        let cache = std::env::var_os("FLUSS_GW_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                    .join(".cache/fluss-lambda-gateway")
+            });
+        std::env::var_os("FLUSS_STACK_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cache.join("stack"))
+            .join("stack.env")
+    }
+
+    /// Reads the env file of the running stack; panics with instructions when there is none.
+    pub fn load() -> Stack {
+        let path = Self::env_path();
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "no local stack env file at {} ({e}); start the stack with `make stack-up` \
+                 or run the tests with `make test`",
+                path.display()
+            )
+        });
+        Stack::parse(&text)
+    }
+
+    /// Parses `KEY=VALUE` lines; blank lines and `#` comments are skipped.
+    pub fn parse(text: &str) -> Stack {
+        let vars = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        Stack { vars }
+    }
+
+    /// A variable of the env file; panics naming it when absent.
+    pub fn var(&self, key: &str) -> &str {
+        self.vars
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} missing from {}", Self::env_path().display()))
+    }
+
+    /// Fluss version the stack runs.
+    pub fn fluss_version(&self) -> &str {
+        self.var("FLUSS_VERSION")
+    }
+
+    /// Password of a SASL user of the local cluster (`admin`, `alice`, `bob`).
+    pub fn sasl_password(&self, user: &str) -> &str {
+        self.var(&format!("FLUSS_SASL_{}_PASSWORD", user.to_uppercase()))
+    }
+
+    /// Client configuration for a listener, tuned for tests: short linger and lookup windows,
+    /// finite retries, bounded buffer waits.
+    pub fn client_config(&self, listener: Listener) -> Config {
+        let mut cfg = Config {
+            connect_timeout_ms: 5_000,
+            writer_batch_timeout_ms: 5,
+            lookup_batch_timeout_ms: 2,
+            writer_retries: 10,
+            lookup_max_retries: 10,
+            writer_buffer_wait_timeout_ms: 5_000,
+            ..Config::default()
+        };
+        match listener {
+            Listener::Plaintext => {
+                cfg.bootstrap_servers = self.var("FLUSS_BOOTSTRAP_PLAINTEXT").to_owned();
+            }
+            Listener::Sasl => {
+                cfg.bootstrap_servers = self.var("FLUSS_BOOTSTRAP_SASL").to_owned();
+                cfg.security_protocol = "sasl".to_owned();
+            }
+        }
+        cfg
+    }
+
+    /// Connects over plaintext.
+    pub async fn connect_plaintext(&self) -> FlussConnection {
+        connect(self.client_config(Listener::Plaintext))
+            .await
+            .expect("plaintext connect")
+    }
+
+    /// Connects over SASL/PLAIN as `user` with `password`; the error is returned so tests can
+    /// check authentication failures.
+    pub async fn connect_sasl(
+        &self,
+        user: &str,
+        password: &str,
+    ) -> fluss::error::Result<FlussConnection> {
+        let mut cfg = self.client_config(Listener::Sasl);
+        cfg.security_sasl_username = user.to_owned();
+        cfg.security_sasl_password = password.to_owned();
+        connect(cfg).await
+    }
+}
+
+/// `FlussConnection::new` bounded by [`CONNECT_DEADLINE`].
+pub async fn connect(cfg: Config) -> fluss::error::Result<FlussConnection> {
+    tokio::time::timeout(CONNECT_DEADLINE, FlussConnection::new(cfg))
+        .await
+        .unwrap_or_else(|_| {
+            Err(fluss::error::Error::UnexpectedError {
+                message: format!("connect did not finish within {CONNECT_DEADLINE:?}"),
+                source: None,
+            })
+        })
+}
+
+/// Awaits `fut` for at most [`CALL_DEADLINE`], panicking with `what` on expiry.
+pub async fn bounded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(CALL_DEADLINE, fut)
+        .await
+        .unwrap_or_else(|_| panic!("{what} did not finish within {CALL_DEADLINE:?}"))
+}
+
+/// A name no other test (or earlier run) uses: `prefix_<millis>_<n>`.
+pub fn unique_name(prefix: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    format!("{prefix}_{millis}_{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_file_parsing_skips_comments_and_blank_lines() {
+        let s = Stack::parse("# header\n\nA=1\n B = x=y \n");
+        assert_eq!(s.var("A"), "1");
+        assert_eq!(s.var("B"), "x=y");
+    }
+
+    #[test]
+    fn debug_output_never_shows_values() {
+        let s = Stack::parse("FLUSS_SASL_ADMIN_PASSWORD=hunter2\n");
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("FLUSS_SASL_ADMIN_PASSWORD"));
+    }
+}
