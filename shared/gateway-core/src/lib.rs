@@ -1,9 +1,14 @@
-//! The heart of the Fluss Lambda Gateway, free of I/O: the error model shared by every route.
+//! The heart of the Fluss Lambda Gateway, free of I/O: the types on the wire, one error model and
+//! the schema-aware JSON ⇄ Fluss row codec, compatible with the Apache Fluss Gateway 1.0.
 //!
 //! Everything here is pure and deterministic so it can be unit-, property- and fuzz-tested in
 //! isolation; the crates that talk to Fluss (`fluss-pool`) and HTTP (`gateway-http`) build on it.
 #![warn(missing_docs)]
 
+pub mod codec;
 pub mod error;
+pub mod routes;
+pub mod types;
+pub mod wire;
 
 pub use error::{ErrorCode, GatewayError};

@@ -1,0 +1,280 @@
+//! One warm, shared Fluss connection of the pool, with its health counters and table cache.
+//!
+//! Requests borrow it as an `Arc`; every Fluss await goes through [`PooledConnection::call`],
+//! which bounds it by the request's [`Deadline`], maps the error to the wire and feeds the
+//! health counters that decide when the pool probes or rebuilds the connection.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use fluss::client::{FlussAdmin, FlussConnection};
+use fluss::metadata::{TableInfo, TablePath};
+use gateway_core::{ErrorCode, GatewayError};
+
+use crate::Deadline;
+use crate::config::ClusterConfig;
+use crate::health::{Health, HealthSnapshot, is_connection_level, is_server_answer};
+use crate::pool::Stats;
+use crate::table::{Resolved, TableCache, TableHandle};
+
+/// A pooled connection to one cluster as one identity.
+pub struct PooledConnection {
+    fluss: Arc<FlussConnection>,
+    cluster: Arc<ClusterConfig>,
+    cluster_id: Arc<str>,
+    identity_kind: &'static str,
+    generation: u64,
+    created_at: Instant,
+    pub(crate) health: Health,
+    tables: TableCache,
+}
+
+impl std::fmt::Debug for PooledConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PooledConnection")
+            .field("cluster", &self.cluster_id)
+            .field("identity", &self.identity_kind)
+            .field("generation", &self.generation)
+            .field("health", &self.health.snapshot())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PooledConnection {
+    pub(crate) fn new(
+        fluss: FlussConnection,
+        cluster: Arc<ClusterConfig>,
+        identity_kind: &'static str,
+        generation: u64,
+        stats: Arc<Stats>,
+    ) -> Self {
+        let fluss = Arc::new(fluss);
+        let cluster_id: Arc<str> = Arc::from(cluster.id.as_str());
+        let tables = TableCache::new(
+            fluss.clone(),
+            cluster_id.clone(),
+            cluster.table_cache.clone(),
+            stats,
+        );
+        let health = Health::new();
+        // The connect itself was a successful exchange with the cluster.
+        health.record_ok();
+        PooledConnection {
+            fluss,
+            cluster,
+            cluster_id,
+            identity_kind,
+            generation,
+            created_at: Instant::now(),
+            health,
+            tables,
+        }
+    }
+
+    /// The fluss-rs connection, for calls this crate does not wrap. Await its futures through
+    /// [`PooledConnection::call`].
+    pub fn fluss(&self) -> &FlussConnection {
+        &self.fluss
+    }
+
+    /// The admin client (cached by fluss-rs, no I/O).
+    pub fn admin(&self) -> Result<Arc<FlussAdmin>, GatewayError> {
+        Ok(self.fluss.get_admin()?)
+    }
+
+    /// Id of the cluster.
+    pub fn cluster_id(&self) -> &str {
+        &self.cluster_id
+    }
+
+    /// The cluster's configuration.
+    pub fn cluster(&self) -> &ClusterConfig {
+        &self.cluster
+    }
+
+    /// `service` or `user`.
+    pub fn identity_kind(&self) -> &'static str {
+        self.identity_kind
+    }
+
+    /// 1 for the first connection of a (cluster, identity), +1 per rebuild.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// When the connection was established.
+    pub fn created_at(&self) -> Instant {
+        self.created_at
+    }
+
+    /// Consecutive failures and idle time.
+    pub fn health(&self) -> HealthSnapshot {
+        self.health.snapshot()
+    }
+
+    /// Awaits a fluss-rs call until `deadline`, maps its error to the wire (`timeout` on
+    /// expiry) and records the outcome in the connection's health.
+    pub async fn call<T, F>(
+        &self,
+        deadline: &Deadline,
+        what: &str,
+        fut: F,
+    ) -> Result<T, GatewayError>
+    where
+        F: Future<Output = fluss::error::Result<T>>,
+    {
+        if deadline.is_expired() {
+            // No budget was left to try: that says nothing about the connection.
+            return Err(deadline.timeout_error(what));
+        }
+        match deadline.race(fut).await {
+            None => {
+                self.record_timeout(what);
+                Err(deadline.timeout_error(what))
+            }
+            Some(Ok(v)) => {
+                self.record_success();
+                Ok(v)
+            }
+            Some(Err(e)) => {
+                self.record_error(what, &e);
+                Err(GatewayError::from(&e))
+            }
+        }
+    }
+
+    /// Records a call the cluster answered (for callers awaiting fluss-rs futures themselves,
+    /// e.g. a batch of write acks).
+    pub fn record_success(&self) {
+        self.health.record_ok();
+    }
+
+    /// Records a call that ran out of time: the connection becomes suspect.
+    pub fn record_timeout(&self, what: &str) {
+        let failures = self.health.record_failure();
+        crate::metrics::count(
+            crate::metrics::CALL_FAILURES,
+            &self.cluster_id,
+            self.identity_kind,
+            "kind",
+            "timeout",
+        );
+        tracing::warn!(
+            cluster = %self.cluster_id,
+            identity = self.identity_kind,
+            generation = self.generation,
+            failures,
+            what,
+            "Fluss call timed out; connection is suspect"
+        );
+    }
+
+    /// Records a failed call: a connection-level error makes the connection suspect, an error
+    /// the server answered with proves it alive, a client-side rejection changes nothing.
+    pub fn record_error(&self, what: &str, e: &fluss::error::Error) {
+        if is_connection_level(e) {
+            let failures = self.health.record_failure();
+            crate::metrics::count(
+                crate::metrics::CALL_FAILURES,
+                &self.cluster_id,
+                self.identity_kind,
+                "kind",
+                "connection",
+            );
+            tracing::warn!(
+                cluster = %self.cluster_id,
+                identity = self.identity_kind,
+                generation = self.generation,
+                failures,
+                what,
+                error = %e,
+                "Fluss call failed at the connection level; connection is suspect"
+            );
+        } else if is_server_answer(e) {
+            self.health.record_ok();
+        }
+    }
+
+    /// The cached handle of `path`, re-validated when fluss-rs' metadata shows it changed or
+    /// the TTL passed; one bounded metadata RPC on a miss. 404 `table_not_found` if absent.
+    pub async fn table(
+        &self,
+        path: &TablePath,
+        deadline: &Deadline,
+    ) -> Result<Arc<TableHandle>, GatewayError> {
+        Ok(self.resolve_table(path, deadline).await?.handle)
+    }
+
+    pub(crate) async fn resolve_table(
+        &self,
+        path: &TablePath,
+        deadline: &Deadline,
+    ) -> Result<Resolved, GatewayError> {
+        self.tables
+            .resolve(path, deadline, || self.fetch_table_info(path, deadline))
+            .await
+    }
+
+    async fn fetch_table_info(
+        &self,
+        path: &TablePath,
+        deadline: &Deadline,
+    ) -> Result<TableInfo, GatewayError> {
+        let fetched = self
+            .call(deadline, "loading table metadata", async {
+                let table = self.fluss.get_table(path).await?;
+                Ok(table.get_table_info().clone())
+            })
+            .await;
+        let not_found = || {
+            GatewayError::new(
+                ErrorCode::TableNotFound,
+                format!("table `{path}` does not exist"),
+            )
+        };
+        match fetched {
+            Ok(info) => Ok(info),
+            Err(e) if e.code() == ErrorCode::TableNotFound => Err(not_found()),
+            // The metadata RPC answers a missing table with a generic server error ("Failed
+            // to get tables"); only an explicit existence check tells a 404 from a 500.
+            Err(e) if e.code() == ErrorCode::Backend => {
+                let admin = self.admin()?;
+                match self
+                    .call(deadline, "loading table metadata", admin.table_exists(path))
+                    .await
+                {
+                    Ok(false) => Err(not_found()),
+                    _ => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Forgets the cached handle of `path` (after our own DDL on it).
+    pub fn invalidate_table(&self, path: &TablePath) {
+        self.tables.invalidate(path);
+    }
+
+    pub(crate) fn discard_table(&self, handle: &Arc<TableHandle>) {
+        self.tables.discard(handle);
+    }
+
+    /// Number of cached tables.
+    pub fn cached_tables(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Drains the connection's writer for at most `timeout` (fluss-rs' `close`).
+    pub(crate) async fn close(&self, timeout: std::time::Duration) {
+        let closed = tokio::time::timeout(timeout, self.fluss.close(timeout)).await;
+        if !matches!(closed, Ok(Ok(()))) {
+            tracing::debug!(
+                cluster = %self.cluster_id,
+                generation = self.generation,
+                "closing a retired Fluss connection did not finish cleanly"
+            );
+        }
+    }
+}

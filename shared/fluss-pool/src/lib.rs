@@ -1,0 +1,42 @@
+//! Warm Fluss connections for a request/response gateway on Lambda.
+//!
+//! A Lambda container lives for minutes to hours, is frozen between invocations and serves
+//! one request at a time (or a few). This crate pays the Fluss connect once per
+//! (cluster, [`Identity`]) per container and never lets a request hang on a dead connection:
+//!
+//! - [`PoolConfig`] reads the cluster registry (`gateway.clusters`, `gateway.cluster.<id>.*`)
+//!   from a map, with client settings tuned for request/response use (low linger, finite
+//!   retries, bounded buffer waits, a buffer sized for a 256 MB function).
+//! - [`Pool::connection`] hands out one shared [`PooledConnection`] per key, created lazily
+//!   and once even under concurrent first requests; it probes suspect or idle connections and
+//!   rebuilds dead ones, closing the old ones in the background.
+//! - [`Deadline`] bounds every Fluss await (fluss-rs has no request timeout); expiry is
+//!   `timeout`.
+//! - [`TableHandle`]s cache table info, the schema-bound codec and writers per table, and are
+//!   rebuilt when the table is dropped, recreated or its schema changes.
+//!
+//! Contract: creating a [`Pool`] does no I/O, so function init never depends on Fluss; all
+//! state is per container and any container can serve any request. Errors are
+//! [`gateway_core::GatewayError`]s; no secret reaches a log, an error or a config echo.
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod config;
+pub mod connection;
+pub mod deadline;
+pub mod health;
+pub mod identity;
+pub mod metrics;
+pub mod pool;
+pub mod table;
+
+pub use config::{ClusterConfig, PoolConfig};
+pub use connection::PooledConnection;
+pub use deadline::{Deadline, DeadlinePolicy};
+pub use health::HealthSnapshot;
+pub use identity::{Identity, Secret};
+pub use pool::{Pool, PoolStats};
+pub use table::TableHandle;

@@ -1,0 +1,925 @@
+//! JSON → Fluss rows, with the value rules of the Fluss Gateway 1.0.
+//!
+//! Values are checked strictly and never converted lossily: integers never pass through `f64`,
+//! decimals are never rounded, timestamps never lose digits, and an error names the row (entry id
+//! or key index) and the column path (`v.items[1]`). The success path allocates only the row.
+
+use std::fmt;
+use std::str::FromStr;
+
+use base64::Engine as _;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use bigdecimal::BigDecimal;
+use fluss::metadata::DataType;
+use fluss::row::{
+    Date, Datum, Decimal, FlussArray, FlussArrayWriter, FlussMapWriter, GenericRow, Time,
+    TimestampLtz, TimestampNtz,
+};
+use serde_json::{Map, Value};
+
+use super::{ColumnSpec, RowCodec};
+use crate::error::GatewayError;
+
+/// Deepest nesting of ARRAY / MAP / ROW values accepted in one column; deeper input is rejected
+/// before it can exhaust the stack.
+pub const MAX_NESTING_DEPTH: usize = 32;
+
+/// Standard alphabet; padding optional, as clients differ on it.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Largest integer an `f64` holds exactly; integral JSON floats beyond it may have been rounded
+/// by the JSON parser, so they are refused rather than written wrong.
+const F64_EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+/// Which row of a request a value belongs to, for error messages.
+#[derive(Debug, Clone, Copy)]
+pub enum RowRef<'a> {
+    /// A write entry, by its caller-chosen id.
+    Entry(&'a str),
+    /// A lookup key, by its index in the request.
+    Key(usize),
+    /// A prefix-lookup prefix, by its index in the request.
+    Prefix(usize),
+}
+
+impl fmt::Display for RowRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowRef::Entry(id) => write!(f, "entry `{id}`"),
+            RowRef::Key(i) => write!(f, "key {i}"),
+            RowRef::Prefix(i) => write!(f, "prefix {i}"),
+        }
+    }
+}
+
+/// The validated column set of a partial update (`partial_update_columns`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartialTarget {
+    /// Positions of the target columns, sorted.
+    positions: Vec<usize>,
+    /// Target column names in request order, as the writer API takes them.
+    names: Vec<String>,
+}
+
+impl PartialTarget {
+    /// Target column names, in request order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Target column positions, sorted: a stable cache key for the writer of this column set.
+    pub fn positions(&self) -> &[usize] {
+        &self.positions
+    }
+
+    fn contains(&self, pos: usize) -> bool {
+        self.positions.binary_search(&pos).is_ok()
+    }
+}
+
+/// A value error on its way up: the message, and the path below the column (innermost last).
+struct ValueError {
+    path: Vec<PathSeg>,
+    message: String,
+}
+
+enum PathSeg {
+    Index(usize),
+    Field(String),
+    Key(String),
+}
+
+impl ValueError {
+    fn new(message: impl Into<String>) -> Self {
+        ValueError {
+            path: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    fn at(mut self, seg: PathSeg) -> Self {
+        self.path.push(seg);
+        self
+    }
+
+    fn into_gateway(self, row: RowRef<'_>, column: &str) -> GatewayError {
+        let mut path = column.to_owned();
+        for seg in self.path.iter().rev() {
+            match seg {
+                PathSeg::Index(i) => path.push_str(&format!("[{i}]")),
+                PathSeg::Field(f) => {
+                    path.push('.');
+                    path.push_str(f);
+                }
+                PathSeg::Key(k) => path.push_str(&format!("[{k:?}]")),
+            }
+        }
+        GatewayError::invalid(format!("{row}: column `{path}` {}", self.message))
+    }
+}
+
+type VResult<T> = Result<T, ValueError>;
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn expected(what: &str, got: &Value) -> ValueError {
+    ValueError::new(format!("expects {what}, got {}", kind_of(got)))
+}
+
+impl RowCodec {
+    /// Checks `partial_update_columns` against the schema: known names, no repeats, every
+    /// primary-key column included, every column outside the set nullable.
+    pub fn partial_target(&self, columns: &[String]) -> Result<PartialTarget, GatewayError> {
+        if !self.has_primary_key() {
+            return Err(GatewayError::invalid(
+                "`partial_update_columns` is only allowed on primary-key tables",
+            ));
+        }
+        let mut positions = Vec::with_capacity(columns.len());
+        for name in columns {
+            let pos = *self.by_name.get(name).ok_or_else(|| {
+                GatewayError::invalid(format!(
+                    "`partial_update_columns` names unknown column `{name}`"
+                ))
+            })?;
+            if positions.contains(&pos) {
+                return Err(GatewayError::invalid(format!(
+                    "`partial_update_columns` lists `{name}` more than once"
+                )));
+            }
+            positions.push(pos);
+        }
+        for &pk in &self.primary_key {
+            if !positions.contains(&pk) {
+                return Err(GatewayError::invalid(format!(
+                    "`partial_update_columns` must include primary-key column `{}`",
+                    self.columns[pk].name
+                )));
+            }
+        }
+        for (pos, col) in self.columns.iter().enumerate() {
+            if !positions.contains(&pos) && !col.nullable {
+                return Err(GatewayError::invalid(format!(
+                    "`partial_update_columns` must include NOT NULL column `{}`",
+                    col.name
+                )));
+            }
+        }
+        positions.sort_unstable();
+        Ok(PartialTarget {
+            positions,
+            names: columns.to_vec(),
+        })
+    }
+
+    /// A full row for an upsert or an append: every column is written; a missing nullable
+    /// column is written as null.
+    pub fn decode_full(
+        &self,
+        row: RowRef<'_>,
+        obj: &Map<String, Value>,
+    ) -> Result<GenericRow<'static>, GatewayError> {
+        self.check_known(row, obj)?;
+        let mut out = GenericRow::new(self.columns.len());
+        for (pos, col) in self.columns.iter().enumerate() {
+            let datum = self.column_value(row, col, obj.get(&col.name), true)?;
+            out.set_field(pos, datum);
+        }
+        Ok(out)
+    }
+
+    /// A partial-update row: target columns are written (missing or null nullable targets
+    /// become null), other columns must be absent and keep their stored value.
+    pub fn decode_partial(
+        &self,
+        row: RowRef<'_>,
+        obj: &Map<String, Value>,
+        target: &PartialTarget,
+    ) -> Result<GenericRow<'static>, GatewayError> {
+        self.check_known(row, obj)?;
+        for name in obj.keys() {
+            if let Some(&pos) = self.by_name.get(name)
+                && !target.contains(pos)
+            {
+                return Err(GatewayError::invalid(format!(
+                    "{row}: column `{name}` is not in `partial_update_columns`"
+                )));
+            }
+        }
+        let mut out = GenericRow::new(self.columns.len());
+        for &pos in &target.positions {
+            let col = &self.columns[pos];
+            let datum = self.column_value(row, col, obj.get(&col.name), true)?;
+            out.set_field(pos, datum);
+        }
+        Ok(out)
+    }
+
+    /// A delete row: the primary-key columns are required; other known columns may be sent
+    /// (e.g. the full row) and are ignored.
+    pub fn decode_delete(
+        &self,
+        row: RowRef<'_>,
+        obj: &Map<String, Value>,
+    ) -> Result<GenericRow<'static>, GatewayError> {
+        self.check_known(row, obj)?;
+        let mut out = GenericRow::new(self.columns.len());
+        for &pos in &self.primary_key {
+            let col = &self.columns[pos];
+            let datum = self.column_value(row, col, obj.get(&col.name), false)?;
+            out.set_field(pos, datum);
+        }
+        Ok(out)
+    }
+
+    /// A lookup key: exactly the primary-key columns, in key order.
+    pub fn decode_key(
+        &self,
+        row: RowRef<'_>,
+        obj: &Map<String, Value>,
+    ) -> Result<GenericRow<'static>, GatewayError> {
+        self.decode_columns(row, obj, &self.primary_key)
+    }
+
+    /// Exactly the columns at `positions` (e.g. the prefix of a prefix lookup), in that order.
+    /// Every one is required and non-null; any other field is an error.
+    pub fn decode_columns(
+        &self,
+        row: RowRef<'_>,
+        obj: &Map<String, Value>,
+        positions: &[usize],
+    ) -> Result<GenericRow<'static>, GatewayError> {
+        for name in obj.keys() {
+            match self.by_name.get(name) {
+                Some(pos) if positions.contains(pos) => {}
+                Some(_) => {
+                    return Err(GatewayError::invalid(format!(
+                        "{row}: column `{name}` is not a key column"
+                    )));
+                }
+                None => return Err(unknown_column(row, name)),
+            }
+        }
+        let mut out = GenericRow::new(positions.len());
+        for (i, &pos) in positions.iter().enumerate() {
+            let col = &self.columns[pos];
+            out.set_field(i, self.column_value(row, col, obj.get(&col.name), false)?);
+        }
+        Ok(out)
+    }
+
+    /// Position of a column by name.
+    pub fn column_position(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    fn check_known(&self, row: RowRef<'_>, obj: &Map<String, Value>) -> Result<(), GatewayError> {
+        match obj.keys().find(|k| !self.by_name.contains_key(*k)) {
+            Some(name) => Err(unknown_column(row, name)),
+            None => Ok(()),
+        }
+    }
+
+    /// One column's value. `null_allowed` is false for key columns, which Fluss cannot encode
+    /// as null whatever the schema says.
+    fn column_value(
+        &self,
+        row: RowRef<'_>,
+        col: &ColumnSpec,
+        value: Option<&Value>,
+        null_allowed: bool,
+    ) -> Result<Datum<'static>, GatewayError> {
+        match value {
+            None | Some(Value::Null) => {
+                if null_allowed && col.nullable {
+                    Ok(Datum::Null)
+                } else if value.is_none() {
+                    Err(GatewayError::invalid(format!(
+                        "{row}: column `{}` is required",
+                        col.name
+                    )))
+                } else {
+                    Err(GatewayError::invalid(format!(
+                        "{row}: column `{}` must not be null",
+                        col.name
+                    )))
+                }
+            }
+            Some(v) => {
+                decode_value(&col.data_type, v, 0).map_err(|e| e.into_gateway(row, &col.name))
+            }
+        }
+    }
+}
+
+fn unknown_column(row: RowRef<'_>, name: &str) -> GatewayError {
+    GatewayError::invalid(format!("{row}: unknown column `{name}`"))
+}
+
+/// One non-null-or-null JSON value of type `dt`.
+fn decode_value(dt: &DataType, v: &Value, depth: usize) -> VResult<Datum<'static>> {
+    if v.is_null() {
+        return if dt.is_nullable() {
+            Ok(Datum::Null)
+        } else {
+            Err(ValueError::new("must not be null"))
+        };
+    }
+    Ok(match dt {
+        DataType::Boolean(_) => match v {
+            Value::Bool(b) => Datum::Bool(*b),
+            _ => return Err(expected("a boolean", v)),
+        },
+        DataType::TinyInt(_) => {
+            Datum::Int8(integer(v, "TINYINT", i8::MIN as i64, i8::MAX as i64)? as i8)
+        }
+        DataType::SmallInt(_) => {
+            Datum::Int16(integer(v, "SMALLINT", i16::MIN as i64, i16::MAX as i64)? as i16)
+        }
+        DataType::Int(_) => {
+            Datum::Int32(integer(v, "INT", i32::MIN as i64, i32::MAX as i64)? as i32)
+        }
+        DataType::BigInt(_) => Datum::Int64(integer(v, "BIGINT", i64::MIN, i64::MAX)?),
+        DataType::Float(_) => {
+            let f = float(v)?;
+            let narrowed = f as f32;
+            if f.is_finite() && !narrowed.is_finite() {
+                return Err(ValueError::new(format!(
+                    "value {f} is out of range for FLOAT"
+                )));
+            }
+            Datum::Float32(narrowed.into())
+        }
+        DataType::Double(_) => Datum::Float64(float(v)?.into()),
+        DataType::Char(c) => {
+            let s = string(v)?;
+            let len = c.length() as usize;
+            if s.chars().count() > len {
+                return Err(ValueError::new(format!(
+                    "is longer than CHAR({len}) allows ({} characters)",
+                    s.chars().count()
+                )));
+            }
+            Datum::String(s.to_owned().into())
+        }
+        DataType::String(_) => Datum::String(string(v)?.to_owned().into()),
+        DataType::Bytes(_) => Datum::Blob(bytes(v)?.into()),
+        DataType::Binary(b) => {
+            let data = bytes(v)?;
+            let len = b.length();
+            if data.len() != len {
+                return Err(ValueError::new(format!(
+                    "expects exactly {len} bytes for BINARY({len}), got {}",
+                    data.len()
+                )));
+            }
+            Datum::Blob(data.into())
+        }
+        DataType::Decimal(d) => Datum::Decimal(decimal(v, d.precision(), d.scale())?),
+        DataType::Date(_) => Datum::Date(Date::new(date(v)?)),
+        DataType::Time(t) => Datum::Time(Time::new(time(v, t.precision())?)),
+        DataType::Timestamp(t) => {
+            let (ms, ns) = timestamp_ntz(v, t.precision())?;
+            Datum::TimestampNtz(
+                TimestampNtz::from_millis_nanos(ms, ns)
+                    .map_err(|_| ValueError::new("is out of the TIMESTAMP range"))?,
+            )
+        }
+        DataType::TimestampLTz(t) => {
+            let (ms, ns) = timestamp_ltz(v, t.precision())?;
+            Datum::TimestampLtz(
+                TimestampLtz::from_millis_nanos(ms, ns)
+                    .map_err(|_| ValueError::new("is out of the TIMESTAMP_LTZ range"))?,
+            )
+        }
+        DataType::Array(a) => Datum::Array(array(a.get_element_type(), v, depth + 1)?),
+        DataType::Map(m) => map(m.key_type(), m.value_type(), v, depth + 1)?,
+        DataType::Row(r) => {
+            let Value::Object(obj) = v else {
+                return Err(expected("an object", v));
+            };
+            check_depth(depth + 1)?;
+            if let Some(name) = obj.keys().find(|k| r.get_field_index(k).is_none()) {
+                return Err(ValueError::new(format!("has no field `{name}`")));
+            }
+            let mut values = Vec::with_capacity(r.fields().len());
+            for f in r.fields() {
+                let fv = obj.get(f.name()).unwrap_or(&Value::Null);
+                values.push(
+                    decode_value(f.data_type(), fv, depth + 1)
+                        .map_err(|e| e.at(PathSeg::Field(f.name().to_owned())))?,
+                );
+            }
+            Datum::Row(Box::new(GenericRow::from_data(values)))
+        }
+    })
+}
+
+fn check_depth(depth: usize) -> VResult<()> {
+    if depth > MAX_NESTING_DEPTH {
+        Err(ValueError::new(format!(
+            "nests deeper than {MAX_NESTING_DEPTH} levels"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+fn string(v: &Value) -> VResult<&str> {
+    match v {
+        Value::String(s) => Ok(s),
+        _ => Err(expected("a string", v)),
+    }
+}
+
+fn bytes(v: &Value) -> VResult<Vec<u8>> {
+    BASE64
+        .decode(string(v).map_err(|_| expected("a base64 string", v))?)
+        .map_err(|_| ValueError::new("is not valid base64"))
+}
+
+/// An integer from a JSON number or a base-10 string, range-checked, never through `f64` for
+/// integer literals; integral forms such as `1.0` or `"1e2"` are accepted.
+fn integer(v: &Value, ty: &str, min: i64, max: i64) -> VResult<i64> {
+    let out_of_range = || ValueError::new(format!("is out of range for {ty}"));
+    let n: i64 = match v {
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i
+            } else if n.is_u64() {
+                return Err(out_of_range());
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                if f.fract() != 0.0 || !f.is_finite() {
+                    return Err(ValueError::new(format!(
+                        "expects an integer for {ty}, got {n}"
+                    )));
+                }
+                if f.abs() >= F64_EXACT_INT {
+                    return Err(ValueError::new(format!(
+                        "{n} is too large to be exact in floating-point form; send it as an integer literal or a string"
+                    )));
+                }
+                f as i64
+            }
+        }
+        Value::String(s) => match s.parse::<i64>() {
+            Ok(i) => i,
+            Err(_) => {
+                if huge_exponent(s) {
+                    return Err(out_of_range());
+                }
+                let d = BigDecimal::from_str(s).map_err(|_| {
+                    ValueError::new(format!("expects an integer for {ty}, got \"{}\"", clip(s)))
+                })?;
+                if !d.is_integer() {
+                    return Err(ValueError::new(format!(
+                        "expects an integer for {ty}, got \"{}\"",
+                        clip(s)
+                    )));
+                }
+                // More than 19 integer digits never fits an i64; checked before rescaling so
+                // "1e999" does not materialise a huge integer.
+                if d.digits() as i64 - d.fractional_digit_count() > 19 {
+                    return Err(out_of_range());
+                }
+                let (int, _) = d.with_scale(0).into_bigint_and_exponent();
+                i64::try_from(int).map_err(|_| out_of_range())?
+            }
+        },
+        _ => return Err(expected(&format!("an integer for {ty}"), v)),
+    };
+    if n < min || n > max {
+        return Err(out_of_range());
+    }
+    Ok(n)
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.chars().count() > MAX {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    } else {
+        s.to_owned()
+    }
+}
+
+fn float(v: &Value) -> VResult<f64> {
+    match v {
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| ValueError::new("is not a valid floating-point number")),
+        Value::String(s) => match s.as_str() {
+            "NaN" => Ok(f64::NAN),
+            "Infinity" => Ok(f64::INFINITY),
+            "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => {
+                let f: f64 = s.parse().map_err(|_| {
+                    ValueError::new(format!("expects a number, got \"{}\"", clip(s)))
+                })?;
+                // Rust parses "inf"/"1e999" to infinity; only the spelled-out names are accepted.
+                if !f.is_finite() {
+                    return Err(ValueError::new(format!(
+                        "\"{}\" is out of range (use \"Infinity\" for infinity)",
+                        clip(s)
+                    )));
+                }
+                Ok(f)
+            }
+        },
+        _ => Err(expected("a number", v)),
+    }
+}
+
+/// A DECIMAL(p, s) from a string or number. Extra fraction digits are accepted only when they
+/// are zeros; nothing is rounded.
+fn decimal(v: &Value, precision: u32, scale: u32) -> VResult<Decimal> {
+    let text: std::borrow::Cow<'_, str> = match v {
+        Value::String(s) => s.as_str().into(),
+        Value::Number(n) => {
+            let text = n.to_string();
+            // A fractional JSON number was parsed into an f64; only up to 15 significant digits
+            // are guaranteed to survive that, so longer ones may already be rounded.
+            if n.is_f64() && significant_digits(&text) > F64_EXACT_DIGITS {
+                return Err(ValueError::new(format!(
+                    "has more than {F64_EXACT_DIGITS} significant digits as a JSON number; send DECIMAL values as strings to keep them exact"
+                )));
+            }
+            text.into()
+        }
+        _ => return Err(expected("a decimal string or number", v)),
+    };
+    if huge_exponent(&text) {
+        return Err(ValueError::new(format!(
+            "is not a DECIMAL({precision}, {scale}) value: \"{}\"",
+            clip(&text)
+        )));
+    }
+    let d = BigDecimal::from_str(&text)
+        .map_err(|_| ValueError::new(format!("expects a decimal, got \"{}\"", clip(&text))))?;
+    let d = d.normalized();
+    if d.fractional_digit_count() > i64::from(scale) {
+        return Err(ValueError::new(format!(
+            "has more than {scale} fraction digits for DECIMAL({precision}, {scale}): {text}"
+        )));
+    }
+    let scaled = d.with_scale(i64::from(scale));
+    if scaled.digits() > u64::from(precision) {
+        return Err(ValueError::new(format!(
+            "does not fit DECIMAL({precision}, {scale}): {text}"
+        )));
+    }
+    Decimal::from_big_decimal(scaled, precision, scale).map_err(|_| {
+        ValueError::new(format!(
+            "does not fit DECIMAL({precision}, {scale}): {text}"
+        ))
+    })
+}
+
+/// Whether a number's text has an exponent so large (or malformed) that BigDecimal would
+/// materialise an enormous value from it; such text is refused before parsing.
+fn huge_exponent(text: &str) -> bool {
+    match text.find(['e', 'E']) {
+        Some(pos) => {
+            let exp = text[pos + 1..].trim_start_matches(['+', '-']);
+            // Not all digits: the parser rejects it with its own message.
+            !exp.is_empty() && exp.bytes().all(|b| b.is_ascii_digit()) && exp.len() > 3
+        }
+        None => false,
+    }
+}
+
+/// ISO 8601 wants six-digit years once a sign is written ("-000044-03-15"), which jiff enforces;
+/// Java and our encoder write "-0044-03-15". Pads a signed short year so both forms parse.
+pub(super) fn six_digit_year(s: &str) -> std::borrow::Cow<'_, str> {
+    let Some(sign) = s.chars().next().filter(|c| *c == '-' || *c == '+') else {
+        return s.into();
+    };
+    let digits = s[1..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits >= 6 || digits == 0 {
+        return s.into();
+    }
+    format!("{sign}{}{}", "0".repeat(6 - digits), &s[1..]).into()
+}
+
+/// Decimal digits an f64 round-trips exactly (DBL_DIG).
+const F64_EXACT_DIGITS: usize = 15;
+
+/// Significant digits of a number's text (mantissa only, leading zeros dropped).
+fn significant_digits(text: &str) -> usize {
+    let mantissa = text.split(['e', 'E']).next().unwrap_or("");
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit);
+    let trimmed: Vec<u8> = digits.skip_while(|&b| b == b'0').collect();
+    let trailing_zeros = trimmed.iter().rev().take_while(|&&b| b == b'0').count();
+    trimmed.len() - trailing_zeros
+}
+
+/// `YYYY-MM-DD` (a leading `-` for years before year 0) → days since 1970-01-01.
+fn date(v: &Value) -> VResult<i32> {
+    let s = string(v).map_err(|_| expected("a date string \"YYYY-MM-DD\"", v))?;
+    let d = parse_date(s).ok_or_else(|| {
+        ValueError::new(format!(
+            "expects a date \"YYYY-MM-DD\", got \"{}\"",
+            clip(s)
+        ))
+    })?;
+    Ok(days_since_epoch(d))
+}
+
+fn parse_date(s: &str) -> Option<jiff::civil::Date> {
+    let (neg, rest) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let mut parts = rest.splitn(3, '-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits = |p: &str, min: usize, max: usize| {
+        (p.len() >= min && p.len() <= max && p.bytes().all(|b| b.is_ascii_digit())).then_some(())
+    };
+    digits(y, 4, 6)?;
+    digits(m, 2, 2)?;
+    digits(d, 2, 2)?;
+    let year: i16 = y.parse().ok()?;
+    let year = if neg { -year } else { year };
+    jiff::civil::Date::new(year, m.parse().ok()?, d.parse().ok()?).ok()
+}
+
+fn days_since_epoch(d: jiff::civil::Date) -> i32 {
+    // Days from civil (proleptic Gregorian), exact for jiff's whole year range.
+    let y = i64::from(d.year()) - i64::from(d.month() <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(d.month());
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + i64::from(d.day()) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe - 719_468) as i32
+}
+
+/// Number of fraction digits of an ISO time-of-day part (after the seconds), or `None` if absent.
+fn fraction_digits(time_part: &str) -> usize {
+    match time_part.find(['.', ',']) {
+        Some(pos) => time_part[pos + 1..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count(),
+        None => 0,
+    }
+}
+
+fn check_fraction(s: &str, digits: usize, max: u32, ty: &str) -> VResult<()> {
+    if digits > max as usize {
+        return Err(ValueError::new(format!(
+            "has {digits} fraction digits, more than {ty} allows ({max}): \"{}\"",
+            clip(s)
+        )));
+    }
+    Ok(())
+}
+
+/// `HH:MM:SS[.fff]` → milliseconds of the day. Fluss stores TIME with millisecond resolution.
+fn time(v: &Value, precision: u32) -> VResult<i32> {
+    let s = string(v).map_err(|_| expected("a time string \"HH:MM:SS[.fff]\"", v))?;
+    let bad = || {
+        ValueError::new(format!(
+            "expects a time \"HH:MM:SS[.fff]\", got \"{}\"",
+            clip(s)
+        ))
+    };
+    let b = s.as_bytes();
+    if b.len() < 8 || b[2] != b':' || b[5] != b':' {
+        return Err(bad());
+    }
+    let t = jiff::civil::Time::from_str(s).map_err(|_| bad())?;
+    check_fraction(
+        s,
+        fraction_digits(s),
+        precision.min(3),
+        &format!("TIME({precision})"),
+    )?;
+    Ok(
+        (t.hour() as i32 * 3600 + t.minute() as i32 * 60 + t.second() as i32) * 1000
+            + t.subsec_nanosecond() / 1_000_000,
+    )
+}
+
+fn split_millis(nanos_total: i128) -> VResult<(i64, i32)> {
+    let ms = nanos_total.div_euclid(1_000_000);
+    let ns = nanos_total.rem_euclid(1_000_000) as i32;
+    let ms = i64::try_from(ms).map_err(|_| ValueError::new("is out of range"))?;
+    Ok((ms, ns))
+}
+
+fn epoch_millis(n: &serde_json::Number, ty: &str) -> VResult<(i64, i32)> {
+    n.as_i64().map(|ms| (ms, 0)).ok_or_else(|| {
+        ValueError::new(format!(
+            "expects an ISO-8601 string or integer epoch milliseconds for {ty}, got {n}"
+        ))
+    })
+}
+
+/// Zone-free ISO date-time (`T` separator) or epoch millis → (epoch millis, nanos of milli).
+fn timestamp_ntz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
+    let s = match v {
+        Value::Number(n) => return epoch_millis(n, "TIMESTAMP"),
+        Value::String(s) => s,
+        _ => {
+            return Err(expected(
+                "an ISO-8601 date-time string or epoch milliseconds",
+                v,
+            ));
+        }
+    };
+    let bad = || {
+        ValueError::new(format!(
+            "expects a date-time without zone \"YYYY-MM-DDTHH:MM:SS[.f]\", got \"{}\"",
+            clip(s)
+        ))
+    };
+    let (date_part, time_part) = s.split_once('T').ok_or_else(bad)?;
+    if time_part.contains(['Z', 'z', '+', '-', '[']) {
+        return Err(ValueError::new(format!(
+            "is TIMESTAMP without time zone but \"{}\" has a zone or offset",
+            clip(s)
+        )));
+    }
+    let date = parse_date(date_part).ok_or_else(bad)?;
+    let tb = time_part.as_bytes();
+    if tb.len() < 8 || tb[2] != b':' || tb[5] != b':' {
+        return Err(bad());
+    }
+    let time = jiff::civil::Time::from_str(time_part).map_err(|_| bad())?;
+    check_fraction(
+        s,
+        fraction_digits(time_part),
+        precision,
+        &format!("TIMESTAMP({precision})"),
+    )?;
+    let nanos = i128::from(days_since_epoch(date)) * 86_400_000_000_000
+        + i128::from(time.hour()) * 3_600_000_000_000
+        + i128::from(time.minute()) * 60_000_000_000
+        + i128::from(time.second()) * 1_000_000_000
+        + i128::from(time.subsec_nanosecond());
+    split_millis(nanos)
+}
+
+/// ISO date-time with `Z` or an offset, or epoch millis → (epoch millis, nanos of milli).
+fn timestamp_ltz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
+    let s = match v {
+        Value::Number(n) => return epoch_millis(n, "TIMESTAMP_LTZ"),
+        Value::String(s) => s,
+        _ => {
+            return Err(expected(
+                "an ISO-8601 date-time string or epoch milliseconds",
+                v,
+            ));
+        }
+    };
+    let Some((_, time_part)) = s.split_once('T') else {
+        return Err(ValueError::new(format!(
+            "expects a date-time with zone \"YYYY-MM-DDTHH:MM:SS[.f]Z\" or an offset, got \"{}\"",
+            clip(s)
+        )));
+    };
+    if !time_part.contains(['Z', 'z', '+', '-']) {
+        return Err(ValueError::new(format!(
+            "is TIMESTAMP_LTZ and needs a zone (`Z` or an offset): \"{}\"",
+            clip(s)
+        )));
+    }
+    let ts = jiff::Timestamp::from_str(&six_digit_year(s)).map_err(|_| {
+        ValueError::new(format!(
+            "expects a date-time with zone \"YYYY-MM-DDTHH:MM:SS[.f]Z\", got \"{}\"",
+            clip(s)
+        ))
+    })?;
+    check_fraction(
+        s,
+        fraction_digits(time_part),
+        precision,
+        &format!("TIMESTAMP_LTZ({precision})"),
+    )?;
+    split_millis(ts.as_nanosecond())
+}
+
+fn array(elem: &DataType, v: &Value, depth: usize) -> VResult<FlussArray> {
+    let Value::Array(items) = v else {
+        return Err(expected("an array", v));
+    };
+    check_depth(depth)?;
+    let mut w = FlussArrayWriter::new(items.len(), elem);
+    for (i, item) in items.iter().enumerate() {
+        let datum = decode_value(elem, item, depth).map_err(|e| e.at(PathSeg::Index(i)))?;
+        write_element(&mut w, i, elem, datum).map_err(|e| e.at(PathSeg::Index(i)))?;
+    }
+    w.complete()
+        .map_err(|e| ValueError::new(format!("could not be encoded: {e}")))
+}
+
+fn write_element(w: &mut FlussArrayWriter, pos: usize, dt: &DataType, d: Datum<'_>) -> VResult<()> {
+    match (dt, d) {
+        (_, Datum::Null) => w.set_null_at(pos),
+        (_, Datum::Bool(b)) => w.write_boolean(pos, b),
+        (_, Datum::Int8(x)) => w.write_byte(pos, x),
+        (_, Datum::Int16(x)) => w.write_short(pos, x),
+        (_, Datum::Int32(x)) => w.write_int(pos, x),
+        (_, Datum::Int64(x)) => w.write_long(pos, x),
+        (_, Datum::Float32(x)) => w.write_float(pos, x.into_inner()),
+        (_, Datum::Float64(x)) => w.write_double(pos, x.into_inner()),
+        (_, Datum::String(s)) => w.write_string(pos, &s),
+        (_, Datum::Blob(b)) => w.write_binary_bytes(pos, &b),
+        (DataType::Decimal(t), Datum::Decimal(x)) => w.write_decimal(pos, &x, t.precision()),
+        (_, Datum::Date(x)) => w.write_date(pos, x),
+        (_, Datum::Time(x)) => w.write_time(pos, x),
+        (DataType::Timestamp(t), Datum::TimestampNtz(x)) => {
+            w.write_timestamp_ntz(pos, &x, t.precision())
+        }
+        (DataType::TimestampLTz(t), Datum::TimestampLtz(x)) => {
+            w.write_timestamp_ltz(pos, &x, t.precision())
+        }
+        (_, Datum::Array(x)) => w.write_array(pos, &x),
+        (_, Datum::Map(x)) => w.write_map(pos, &x),
+        (_, Datum::Row(r)) => w
+            .write_row(pos, r.as_ref())
+            .map_err(|e| ValueError::new(format!("could not be encoded: {e}")))?,
+        (dt, d) => {
+            return Err(ValueError::new(format!(
+                "internal type mismatch ({dt} vs {d})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn map(key_t: &DataType, val_t: &DataType, v: &Value, depth: usize) -> VResult<Datum<'static>> {
+    check_depth(depth)?;
+    let mut entries: Vec<(Datum<'static>, Datum<'static>)> = Vec::new();
+    match v {
+        // Object form: keys are strings, parsed by the key type's string rules.
+        Value::Object(obj) => {
+            entries.reserve(obj.len());
+            for (k, val) in obj {
+                let key = decode_value(key_t, &Value::String(k.clone()), depth)
+                    .map_err(|e| e.at(PathSeg::Key(k.clone())))?;
+                let value =
+                    decode_value(val_t, val, depth).map_err(|e| e.at(PathSeg::Key(k.clone())))?;
+                entries.push((key, value));
+            }
+        }
+        // Entry form, for keys that are not strings: [{"key": …, "value": …}].
+        Value::Array(items) => {
+            entries.reserve(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let Value::Object(e) = item else {
+                    return Err(
+                        expected("an object {\"key\",\"value\"}", item).at(PathSeg::Index(i))
+                    );
+                };
+                if let Some(extra) = e.keys().find(|k| *k != "key" && *k != "value") {
+                    return Err(
+                        ValueError::new(format!("map entry has unknown field `{extra}`"))
+                            .at(PathSeg::Index(i)),
+                    );
+                }
+                let kv = e.get("key").unwrap_or(&Value::Null);
+                if kv.is_null() {
+                    return Err(ValueError::new("map keys must not be null").at(PathSeg::Index(i)));
+                }
+                let key = decode_value(key_t, kv, depth)
+                    .map_err(|e| e.at(PathSeg::Field("key".into())).at(PathSeg::Index(i)))?;
+                let value = decode_value(val_t, e.get("value").unwrap_or(&Value::Null), depth)
+                    .map_err(|e| e.at(PathSeg::Field("value".into())).at(PathSeg::Index(i)))?;
+                entries.push((key, value));
+            }
+        }
+        _ => {
+            return Err(expected(
+                "an object or an array of {\"key\",\"value\"} entries",
+                v,
+            ));
+        }
+    }
+    let mut w = FlussMapWriter::new(entries.len(), key_t, val_t);
+    for (k, val) in entries {
+        w.write_entry(k, val)
+            .map_err(|e| ValueError::new(format!("could not be encoded: {e}")))?;
+    }
+    w.complete()
+        .map(Datum::Map)
+        .map_err(|e| ValueError::new(format!("could not be encoded: {e}")))
+}
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

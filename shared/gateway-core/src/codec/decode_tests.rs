@@ -1,0 +1,660 @@
+//! Decoder rules, one test per rule, each asserting the exact value or the message.
+
+use fluss::metadata::{DataTypes, RowType};
+use fluss::row::{Datum, GenericRow, InternalRow};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::codec::RowCodec;
+use crate::types::parse_column_type;
+
+/// A codec from `(name, data_type JSON, nullable)` columns and a primary key.
+fn codec(columns: &[(&str, Value, bool)], pk: &[&str]) -> RowCodec {
+    let fields = columns
+        .iter()
+        .map(|(n, t, nullable)| {
+            DataTypes::field(*n, parse_column_type(n, t, *nullable).expect("type"))
+        })
+        .collect();
+    let pk: Vec<String> = pk.iter().map(|s| s.to_string()).collect();
+    RowCodec::from_parts(1, 1, RowType::new(fields), &pk, &[]).expect("codec")
+}
+
+fn one(t: Value) -> RowCodec {
+    codec(&[("v", t, true)], &[])
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(o) => o,
+        _ => panic!("not an object"),
+    }
+}
+
+fn ok(c: &RowCodec, v: Value) -> GenericRow<'static> {
+    c.decode_full(RowRef::Entry("e1"), &obj(json!({ "v": v.clone() })))
+        .unwrap_or_else(|e| panic!("{v}: {e}"))
+}
+
+fn err(c: &RowCodec, v: Value) -> String {
+    match c.decode_full(RowRef::Entry("e1"), &obj(json!({ "v": v.clone() }))) {
+        Ok(r) => panic!("{v} was accepted as {:?}", r.values),
+        Err(e) => {
+            assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+            e.message().to_owned()
+        }
+    }
+}
+
+fn datum(c: &RowCodec, v: Value) -> Datum<'static> {
+    ok(c, v).values.into_iter().next().unwrap()
+}
+
+#[test]
+fn integers_accept_numbers_strings_and_integral_forms() {
+    let c = one(json!({"type": "BIGINT"}));
+    assert_eq!(
+        datum(&c, json!(9007199254740993i64)),
+        Datum::Int64(9007199254740993)
+    );
+    assert_eq!(
+        datum(&c, json!("9007199254740993")),
+        Datum::Int64(9007199254740993)
+    );
+    assert_eq!(
+        datum(&c, json!("-9223372036854775808")),
+        Datum::Int64(i64::MIN)
+    );
+    assert_eq!(datum(&c, json!(1.0)), Datum::Int64(1));
+    assert_eq!(datum(&c, json!("1e2")), Datum::Int64(100));
+    assert_eq!(datum(&c, json!("100.000")), Datum::Int64(100));
+    let c = one(json!({"type": "TINYINT"}));
+    assert_eq!(datum(&c, json!(-128)), Datum::Int8(-128));
+    let c = one(json!({"type": "SMALLINT"}));
+    assert_eq!(datum(&c, json!("32767")), Datum::Int16(32767));
+    let c = one(json!({"type": "INTEGER"}));
+    assert_eq!(datum(&c, json!(-2147483648i64)), Datum::Int32(i32::MIN));
+}
+
+#[test]
+fn integers_reject_fractions_overflow_and_other_kinds() {
+    let c = one(json!({"type": "BIGINT"}));
+    assert!(err(&c, json!(1.5)).contains("expects an integer"));
+    assert!(err(&c, json!("1.5")).contains("expects an integer"));
+    assert!(err(&c, json!("9223372036854775808")).contains("out of range for BIGINT"));
+    assert!(err(&c, json!(18446744073709551615u64)).contains("out of range for BIGINT"));
+    assert!(err(&c, json!(1e300)).contains("too large to be exact"));
+    assert!(err(&c, json!("1e999999999")).contains("out of range"));
+    assert!(err(&c, json!("1e999")).contains("out of range"));
+    assert!(err(&c, json!("0e-999999999")).contains("out of range"));
+    assert!(err(&c, json!("abc")).contains("expects an integer for BIGINT, got \"abc\""));
+    assert!(err(&c, json!(true)).contains("got a boolean"));
+    let c = one(json!({"type": "TINYINT"}));
+    assert!(err(&c, json!(128)).contains("out of range for TINYINT"));
+    let c = one(json!({"type": "INTEGER"}));
+    assert!(err(&c, json!("2147483648")).contains("out of range for INT"));
+}
+
+#[test]
+fn error_messages_name_the_entry_and_column() {
+    let c = one(json!({"type": "BIGINT"}));
+    assert_eq!(
+        err(&c, json!("x")),
+        "entry `e1`: column `v` expects an integer for BIGINT, got \"x\""
+    );
+}
+
+#[test]
+fn booleans_are_strict() {
+    let c = one(json!({"type": "BOOLEAN"}));
+    assert_eq!(datum(&c, json!(true)), Datum::Bool(true));
+    assert!(err(&c, json!("true")).contains("expects a boolean, got a string"));
+    assert!(err(&c, json!(1)).contains("expects a boolean"));
+}
+
+#[test]
+fn floats_accept_special_names_and_reject_overflow() {
+    let c = one(json!({"type": "DOUBLE"}));
+    assert_eq!(datum(&c, json!(1.25)), Datum::Float64(1.25.into()));
+    assert_eq!(datum(&c, json!("2.5")), Datum::Float64(2.5.into()));
+    assert_eq!(
+        datum(&c, json!("Infinity")),
+        Datum::Float64(f64::INFINITY.into())
+    );
+    assert_eq!(
+        datum(&c, json!("-Infinity")),
+        Datum::Float64(f64::NEG_INFINITY.into())
+    );
+    match datum(&c, json!("NaN")) {
+        Datum::Float64(f) => assert!(f.is_nan()),
+        d => panic!("{d:?}"),
+    }
+    assert!(err(&c, json!("1e999")).contains("out of range"));
+    assert!(err(&c, json!("inf")).contains("out of range"));
+    assert!(err(&c, json!("abc")).contains("expects a number"));
+    let c = one(json!({"type": "FLOAT"}));
+    assert_eq!(datum(&c, json!(0.5)), Datum::Float32(0.5f32.into()));
+    assert!(err(&c, json!(1e39)).contains("out of range for FLOAT"));
+}
+
+#[test]
+fn decimals_keep_precision_and_never_round() {
+    let c = one(json!({"type": "DECIMAL", "precision": 10, "scale": 2}));
+    let d = |v| match datum(&c, v) {
+        Datum::Decimal(d) => d.to_string(),
+        d => panic!("{d:?}"),
+    };
+    assert_eq!(d(json!("12.34")), "12.34");
+    assert_eq!(d(json!(12.5)), "12.50");
+    assert_eq!(d(json!("1.2300")), "1.23");
+    assert_eq!(d(json!("1.5e2")), "150.00");
+    assert_eq!(d(json!("-99999999.99")), "-99999999.99");
+    assert!(err(&c, json!("12.345")).contains("more than 2 fraction digits"));
+    assert!(err(&c, json!("123456789.00")).contains("does not fit DECIMAL(10, 2)"));
+    assert!(err(&c, json!("1e5000")).contains("is not a DECIMAL"));
+    assert!(err(&c, json!("twelve")).contains("expects a decimal"));
+    assert!(err(&c, json!(true)).contains("expects a decimal string or number"));
+    // 17 significant digits cannot be trusted once parsed as an f64.
+    let c38 = one(json!({"type": "DECIMAL", "precision": 30, "scale": 2}));
+    assert!(err(&c38, json!(12345678901234567.89)).contains("send DECIMAL values as strings"));
+    match datum(&c38, json!("12345678901234567.89")) {
+        Datum::Decimal(d) => assert_eq!(d.to_string(), "12345678901234567.89"),
+        d => panic!("{d:?}"),
+    }
+    match datum(&c38, json!(1234567890123.45)) {
+        Datum::Decimal(d) => assert_eq!(d.to_string(), "1234567890123.45"),
+        d => panic!("{d:?}"),
+    }
+    let c = one(json!({"type": "DECIMAL", "precision": 38, "scale": 10}));
+    match datum(&c, json!("1234567890123456789012345678.0123456789")) {
+        Datum::Decimal(d) => assert_eq!(d.to_string(), "1234567890123456789012345678.0123456789"),
+        d => panic!("{d:?}"),
+    }
+}
+
+#[test]
+fn strings_and_chars() {
+    let c = one(json!({"type": "STRING"}));
+    assert_eq!(
+        datum(&c, json!("héllo")),
+        Datum::String("héllo".to_owned().into())
+    );
+    assert!(err(&c, json!(5)).contains("expects a string, got a number"));
+    let c = one(json!({"type": "CHAR", "length": 3}));
+    assert_eq!(
+        datum(&c, json!("äbc")),
+        Datum::String("äbc".to_owned().into())
+    );
+    assert!(err(&c, json!("abcd")).contains("longer than CHAR(3)"));
+}
+
+#[test]
+fn bytes_are_base64() {
+    let c = one(json!({"type": "BYTES"}));
+    assert_eq!(
+        datum(&c, json!("AQID")),
+        Datum::Blob(vec![1u8, 2, 3].into())
+    );
+    assert_eq!(datum(&c, json!("AQI")), Datum::Blob(vec![1u8, 2].into()));
+    assert!(err(&c, json!("not base64!")).contains("not valid base64"));
+    let c = one(json!({"type": "BINARY", "length": 2}));
+    assert_eq!(datum(&c, json!("AQI=")), Datum::Blob(vec![1u8, 2].into()));
+    assert!(err(&c, json!("AQID")).contains("exactly 2 bytes for BINARY(2), got 3"));
+}
+
+#[test]
+fn dates() {
+    let c = one(json!({"type": "DATE"}));
+    let days = |v| match datum(&c, v) {
+        Datum::Date(d) => d.get_inner(),
+        d => panic!("{d:?}"),
+    };
+    assert_eq!(days(json!("1970-01-01")), 0);
+    assert_eq!(days(json!("2024-02-29")), 19782);
+    assert_eq!(days(json!("1969-12-31")), -1);
+    assert_eq!(days(json!("-0001-01-01")), -719893);
+    assert!(err(&c, json!("2023-02-29")).contains("expects a date"));
+    assert!(err(&c, json!("2024-1-01")).contains("expects a date"));
+    assert!(err(&c, json!(19782)).contains("expects a date string"));
+}
+
+#[test]
+fn times_are_millisecond_resolution() {
+    let c = one(json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 3}));
+    let ms = |v| match datum(&c, v) {
+        Datum::Time(t) => t.get_inner(),
+        d => panic!("{d:?}"),
+    };
+    assert_eq!(ms(json!("00:00:00")), 0);
+    assert_eq!(ms(json!("12:34:56.789")), 45_296_789);
+    assert!(err(&c, json!("12:34:56.7891")).contains("4 fraction digits"));
+    assert!(err(&c, json!("25:00:00")).contains("expects a time"));
+    assert!(err(&c, json!("12:34")).contains("expects a time"));
+    let c0 = one(json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 0}));
+    assert!(err(&c0, json!("12:00:00.5")).contains("more than TIME(0) allows"));
+}
+
+#[test]
+fn timestamps_without_zone() {
+    let c = one(json!({"type": "TIMESTAMP_WITHOUT_TIME_ZONE", "precision": 6}));
+    let ts = |v| match datum(&c, v) {
+        Datum::TimestampNtz(t) => (t.get_millisecond(), t.get_nano_of_millisecond()),
+        d => panic!("{d:?}"),
+    };
+    assert_eq!(
+        ts(json!("2024-01-02T03:04:05.678901")),
+        (1_704_164_645_678, 901_000)
+    );
+    assert_eq!(ts(json!("1969-12-31T23:59:59.999999")), (-1, 999_000));
+    assert_eq!(ts(json!(1_704_164_645_678i64)), (1_704_164_645_678, 0));
+    assert!(err(&c, json!("2024-01-02T03:04:05Z")).contains("has a zone or offset"));
+    assert!(err(&c, json!("2024-01-02T03:04:05+01:00")).contains("has a zone or offset"));
+    assert!(err(&c, json!("2024-01-02 03:04:05")).contains("without zone"));
+    assert!(err(&c, json!("2024-01-02T03:04:05.1234567")).contains("7 fraction digits"));
+    assert!(err(&c, json!(1.5)).contains("epoch milliseconds"));
+}
+
+#[test]
+fn timestamps_with_local_zone() {
+    let c = one(json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 9}));
+    let ts = |v| match datum(&c, v) {
+        Datum::TimestampLtz(t) => (t.get_epoch_millisecond(), t.get_nano_of_millisecond()),
+        d => panic!("{d:?}"),
+    };
+    assert_eq!(
+        ts(json!("2024-01-02T03:04:05.123456789Z")),
+        (1_704_164_645_123, 456_789)
+    );
+    assert_eq!(
+        ts(json!("2024-01-02T04:04:05+01:00")),
+        (1_704_164_645_000, 0)
+    );
+    assert_eq!(ts(json!(-1)), (-1, 0));
+    assert!(err(&c, json!("2024-01-02T03:04:05")).contains("needs a zone"));
+    assert!(err(&c, json!("2024-01-02")).contains("with zone"));
+    let c3 = one(json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 3}));
+    assert!(err(&c3, json!("2024-01-02T03:04:05.1234Z")).contains("more than TIMESTAMP_LTZ(3)"));
+}
+
+#[test]
+fn nested_values_and_paths() {
+    let c = one(json!({"type": "ROW", "fields": [
+        {"name": "items", "field_type": {"type": "ARRAY", "element_type": {"type": "BIGINT"}}},
+        {"name": "tags", "field_type": {"type": "MAP", "key_type": {"type": "STRING", "nullable": false}, "value_type": {"type": "INTEGER"}}}
+    ]}));
+    let row = ok(
+        &c,
+        json!({"items": ["1", 2, null], "tags": {"a": 1, "b": null}}),
+    );
+    assert!(matches!(row.values[0], Datum::Row(_)));
+    assert_eq!(
+        err(&c, json!({"items": [1, "x"]})),
+        "entry `e1`: column `v.items[1]` expects an integer for BIGINT, got \"x\""
+    );
+    assert!(err(&c, json!({"tags": {"k": "no"}})).contains("column `v.tags[\"k\"]`"));
+    assert!(err(&c, json!({"nope": 1})).contains("has no field `nope`"));
+    assert!(err(&c, json!([1])).contains("expects an object"));
+
+    let m = one(
+        json!({"type": "MAP", "key_type": {"type": "INTEGER", "nullable": false}, "value_type": {"type": "STRING"}}),
+    );
+    ok(&m, json!({"1": "a", "2": "b"}));
+    ok(
+        &m,
+        json!([{"key": 1, "value": "a"}, {"key": 2, "value": null}]),
+    );
+    assert!(err(&m, json!({"x": "a"})).contains("expects an integer"));
+    assert!(err(&m, json!([{"key": null, "value": "a"}])).contains("keys must not be null"));
+    assert!(err(&m, json!([{"key": 1, "val": "a"}])).contains("unknown field `val`"));
+
+    let a = one(json!({"type": "ARRAY", "element_type": {"type": "INTEGER", "nullable": false}}));
+    assert!(err(&a, json!([1, null])).contains("column `v[1]` must not be null"));
+}
+
+#[test]
+fn nesting_depth_is_bounded() {
+    let mut t = json!({"type": "INTEGER"});
+    for _ in 0..15 {
+        t = json!({"type": "ARRAY", "element_type": t});
+    }
+    let c = one(t);
+    let mut v = json!(1);
+    for _ in 0..15 {
+        v = json!([v]);
+    }
+    ok(&c, v);
+    // A value deeper than its type is a type error long before any stack risk.
+    let mut deep = json!(1);
+    for _ in 0..(MAX_NESTING_DEPTH * 4) {
+        deep = json!([deep]);
+    }
+    assert!(err(&c, deep).contains("expects an integer"));
+}
+
+fn products() -> RowCodec {
+    codec(
+        &[
+            ("id", json!({"type": "BIGINT"}), false),
+            ("name", json!({"type": "STRING"}), true),
+            ("qty", json!({"type": "INTEGER"}), false),
+            ("note", json!({"type": "STRING"}), true),
+        ],
+        &["id"],
+    )
+}
+
+#[test]
+fn full_rows_null_versus_missing_and_unknown_columns() {
+    let c = products();
+    let r = c
+        .decode_full(RowRef::Entry("a"), &obj(json!({"id": "1", "qty": 2})))
+        .unwrap();
+    assert_eq!(r.get_field_count(), 4);
+    assert_eq!(r.values[1], Datum::Null);
+    let e = c
+        .decode_full(RowRef::Entry("a"), &obj(json!({"id": 1})))
+        .unwrap_err();
+    assert_eq!(e.message(), "entry `a`: column `qty` is required");
+    let e = c
+        .decode_full(RowRef::Entry("a"), &obj(json!({"id": 1, "qty": null})))
+        .unwrap_err();
+    assert_eq!(e.message(), "entry `a`: column `qty` must not be null");
+    let e = c
+        .decode_full(
+            RowRef::Entry("a"),
+            &obj(json!({"id": 1, "qty": 1, "extra": 1})),
+        )
+        .unwrap_err();
+    assert_eq!(e.message(), "entry `a`: unknown column `extra`");
+}
+
+#[test]
+fn partial_update_rules() {
+    let c = products();
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let t = c.partial_target(&names(&["id", "qty", "name"])).unwrap();
+    assert_eq!(t.positions(), &[0, 1, 2]);
+    let r = c
+        .decode_partial(RowRef::Entry("p"), &obj(json!({"id": 1, "qty": 5})), &t)
+        .unwrap();
+    assert_eq!(
+        r.values,
+        vec![Datum::Int64(1), Datum::Null, Datum::Int32(5), Datum::Null]
+    );
+    let e = c
+        .decode_partial(
+            RowRef::Entry("p"),
+            &obj(json!({"id": 1, "qty": 5, "note": "x"})),
+            &t,
+        )
+        .unwrap_err();
+    assert!(
+        e.message()
+            .contains("`note` is not in `partial_update_columns`")
+    );
+    let e = c
+        .decode_partial(RowRef::Entry("p"), &obj(json!({"id": 1})), &t)
+        .unwrap_err();
+    assert!(e.message().contains("column `qty` is required"));
+
+    for (cols, msg) in [
+        (names(&["qty"]), "must include primary-key column `id`"),
+        (names(&["id", "name"]), "must include NOT NULL column `qty`"),
+        (names(&["id", "qty", "qty"]), "lists `qty` more than once"),
+        (names(&["id", "qty", "zzz"]), "unknown column `zzz`"),
+    ] {
+        let e = c.partial_target(&cols).unwrap_err();
+        assert!(e.message().contains(msg), "{cols:?}: {}", e.message());
+    }
+    let log = codec(&[("a", json!({"type": "INTEGER"}), true)], &[]);
+    assert!(
+        log.partial_target(&names(&["a"]))
+            .unwrap_err()
+            .message()
+            .contains("primary-key tables")
+    );
+}
+
+#[test]
+fn deletes_and_keys() {
+    let c = products();
+    let r = c
+        .decode_delete(
+            RowRef::Entry("d"),
+            &obj(json!({"id": "7", "name": "ignored"})),
+        )
+        .unwrap();
+    assert_eq!(r.values[0], Datum::Int64(7));
+    assert_eq!(r.values[1], Datum::Null);
+    assert!(
+        c.decode_delete(RowRef::Entry("d"), &obj(json!({"name": "x"})))
+            .unwrap_err()
+            .message()
+            .contains("`id` is required")
+    );
+    assert!(
+        c.decode_delete(RowRef::Entry("d"), &obj(json!({"id": 1, "x": 1})))
+            .unwrap_err()
+            .message()
+            .contains("unknown column `x`")
+    );
+
+    let k = c
+        .decode_key(RowRef::Key(3), &obj(json!({"id": 9})))
+        .unwrap();
+    assert_eq!(k.values, vec![Datum::Int64(9)]);
+    assert_eq!(
+        c.decode_key(RowRef::Key(3), &obj(json!({"id": 9, "qty": 1})))
+            .unwrap_err()
+            .message(),
+        "key 3: column `qty` is not a key column"
+    );
+    assert_eq!(
+        c.decode_key(RowRef::Key(4), &obj(json!({})))
+            .unwrap_err()
+            .message(),
+        "key 4: column `id` is required"
+    );
+    assert_eq!(
+        c.decode_key(RowRef::Key(5), &obj(json!({"id": null})))
+            .unwrap_err()
+            .message(),
+        "key 5: column `id` must not be null"
+    );
+}
+
+/// Every type, in the canonical form lookups render: decode then encode gives the input back.
+#[test]
+fn every_type_round_trips_json_row_json() {
+    let c = codec(
+        &[
+            ("id", json!({"type": "BIGINT"}), false),
+            ("b", json!({"type": "BOOLEAN"}), true),
+            ("i8", json!({"type": "TINYINT"}), true),
+            ("i16", json!({"type": "SMALLINT"}), true),
+            ("i32", json!({"type": "INTEGER"}), true),
+            ("f32", json!({"type": "FLOAT"}), true),
+            ("f64", json!({"type": "DOUBLE"}), true),
+            ("ch", json!({"type": "CHAR", "length": 4}), true),
+            ("s", json!({"type": "STRING"}), true),
+            (
+                "dec",
+                json!({"type": "DECIMAL", "precision": 38, "scale": 6}),
+                true,
+            ),
+            ("d", json!({"type": "DATE"}), true),
+            (
+                "t",
+                json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 3}),
+                true,
+            ),
+            (
+                "ts",
+                json!({"type": "TIMESTAMP_WITHOUT_TIME_ZONE", "precision": 9}),
+                true,
+            ),
+            (
+                "ltz",
+                json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 3}),
+                true,
+            ),
+            ("by", json!({"type": "BYTES"}), true),
+            ("bin", json!({"type": "BINARY", "length": 3}), true),
+            (
+                "arr",
+                json!({"type": "ARRAY", "element_type": {"type": "BIGINT"}}),
+                true,
+            ),
+            (
+                "m",
+                json!({"type": "MAP", "key_type": {"type": "STRING", "nullable": false}, "value_type": {"type": "DOUBLE"}}),
+                true,
+            ),
+            (
+                "mi",
+                json!({"type": "MAP", "key_type": {"type": "INTEGER", "nullable": false}, "value_type": {"type": "STRING"}}),
+                true,
+            ),
+            (
+                "r",
+                json!({"type": "ROW", "fields": [
+                    {"name": "x", "field_type": {"type": "INTEGER"}},
+                    {"name": "tags", "field_type": {"type": "ARRAY", "element_type": {"type": "STRING"}}}
+                ]}),
+                true,
+            ),
+            ("n", json!({"type": "STRING"}), true),
+        ],
+        &["id"],
+    );
+    let input = json!({
+        "id": "-9223372036854775808",
+        "b": true,
+        "i8": -128,
+        "i16": 32767,
+        "i32": -2147483648i64,
+        "f32": 1.5,
+        "f64": "NaN",
+        "ch": "äbcd",
+        "s": "hello \"world\"",
+        "dec": "-12345678901234567890123456789012.123456",
+        "d": "-0044-03-15",
+        "t": "23:59:59.999",
+        "ts": "1969-12-31T23:59:59.999999999",
+        "ltz": "2038-01-19T03:14:07.123Z",
+        "by": "AAEC/w==",
+        "bin": "AQID",
+        "arr": ["1", null, "9223372036854775807"],
+        "m": {"a": 1.25, "b": null, "c": "-Infinity"},
+        "mi": [{"key": 1, "value": "one"}, {"key": -2, "value": null}],
+        "r": {"x": 7, "tags": ["a", null]},
+        "n": null
+    });
+    let row = c
+        .decode_full(RowRef::Entry("rt"), &obj(input.clone()))
+        .expect("decode");
+    let back = Value::Object(c.encode(&row).expect("encode"));
+    assert_eq!(back, input);
+    // Schema order is kept on the way out.
+    let keys: Vec<&String> = back.as_object().unwrap().keys().collect();
+    assert_eq!(keys.first().map(|k| k.as_str()), Some("id"));
+    assert_eq!(keys.last().map(|k| k.as_str()), Some("n"));
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn bigint_survives_as_number_and_string(n in any::<i64>()) {
+            let c = one(json!({"type": "BIGINT"}));
+            prop_assert_eq!(datum(&c, json!(n)), Datum::Int64(n));
+            prop_assert_eq!(datum(&c, json!(n.to_string())), Datum::Int64(n));
+        }
+
+        #[test]
+        fn integers_outside_the_range_are_refused(n in (i64::MAX as i128 + 1)..=(u64::MAX as i128 * 4)) {
+            let c = one(json!({"type": "BIGINT"}));
+            let m = err(&c, json!(n.to_string()));
+            prop_assert!(m.contains("out of range"), "{}", m);
+            let m = err(&c, json!((-n).to_string()));
+            prop_assert!(m.contains("out of range"), "{}", m);
+        }
+
+        #[test]
+        fn int_limits(n in (i32::MIN as i64 - 1000)..=(i32::MAX as i64 + 1000)) {
+            let c = one(json!({"type": "INTEGER"}));
+            if i32::try_from(n).is_ok() {
+                prop_assert_eq!(datum(&c, json!(n)), Datum::Int32(n as i32));
+            } else {
+                prop_assert!(err(&c, json!(n)).contains("out of range for INT"));
+            }
+        }
+
+        #[test]
+        fn decimals_round_trip_exactly(unscaled in any::<i64>(), scale in 0u32..=18) {
+            let c = one(json!({"type": "DECIMAL", "precision": 19, "scale": scale}));
+            let text = bigdecimal::BigDecimal::new(unscaled.into(), i64::from(scale)).to_string();
+            let row = ok(&c, json!(text.clone()));
+            let back = c.encode(&row).unwrap();
+            let expected = bigdecimal::BigDecimal::from_str(&text).unwrap();
+            let got = bigdecimal::BigDecimal::from_str(back["v"].as_str().unwrap()).unwrap();
+            prop_assert_eq!(got, expected);
+        }
+
+        #[test]
+        fn decimals_with_extra_nonzero_digits_are_refused(unscaled in 1i64..i64::MAX, scale in 0u32..=10) {
+            let c = one(json!({"type": "DECIMAL", "precision": 38, "scale": scale}));
+            // One more fraction digit than allowed, and it is not zero.
+            let text = format!("{}1", bigdecimal::BigDecimal::new(unscaled.into(), i64::from(scale) + 1)
+                .to_string().trim_end_matches('0'));
+            let d = bigdecimal::BigDecimal::from_str(&text).unwrap();
+            prop_assume!(d.fractional_digit_count() > i64::from(scale));
+            prop_assert!(err(&c, json!(text)).contains("fraction digits"));
+        }
+
+        #[test]
+        fn timestamp_ltz_round_trips_at_any_instant(
+            ms in -377_705_116_800_000i64..=253_402_300_799_999,
+            nanos in 0i32..1_000_000,
+        ) {
+            let c = one(json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 9}));
+            let row = GenericRow::from_data(vec![Datum::TimestampLtz(
+                fluss::row::TimestampLtz::from_millis_nanos(ms, nanos).unwrap(),
+            )]);
+            let text = c.encode(&row).unwrap()["v"].clone();
+            prop_assert_eq!(ok(&c, text).values, row.values);
+        }
+
+        #[test]
+        fn timestamp_ntz_round_trips_at_any_instant(
+            ms in -377_705_116_800_000i64..=253_402_300_799_999,
+            nanos in 0i32..1_000_000,
+        ) {
+            let c = one(json!({"type": "TIMESTAMP_WITHOUT_TIME_ZONE", "precision": 9}));
+            let row = GenericRow::from_data(vec![Datum::TimestampNtz(
+                fluss::row::TimestampNtz::from_millis_nanos(ms, nanos).unwrap(),
+            )]);
+            let text = c.encode(&row).unwrap()["v"].clone();
+            prop_assert_eq!(ok(&c, text).values, row.values);
+        }
+
+        #[test]
+        fn epoch_millis_are_taken_as_is(ms in any::<i64>()) {
+            let c = one(json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 3}));
+            match c.decode_full(RowRef::Entry("e"), &obj(json!({"v": ms}))) {
+                Ok(r) => prop_assert_eq!(&r.values[0], &Datum::TimestampLtz(fluss::row::TimestampLtz::new(ms))),
+                Err(e) => prop_assert!(e.message().contains("range"), "{}", e.message()),
+            }
+        }
+
+        #[test]
+        fn arbitrary_json_never_panics(s in "\\PC{0,40}", n in any::<f64>()) {
+            let c = products();
+            for v in [json!(s.clone()), json!(n), json!([s.clone()]), json!({ "k": s.clone() })] {
+                let _ = c.decode_full(RowRef::Entry("x"), &obj(json!({"id": v.clone(), "qty": v})));
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! The route table of the public REST API: every method and path template, and the Lambda
+//! function that serves it.
+//!
+//! One table keeps the routers, the infrastructure template and `docs/openapi.yaml` from drifting
+//! apart: `tests/openapi.rs` checks the document against [`ROUTES`], and each function crate can
+//! check that its router serves exactly its share. This module knows nothing about handlers or
+//! HTTP types; paths use axum 0.8 template syntax (`{param}`).
+
+/// Lambda function serving the catalog: health, clusters, databases, tables and partitions.
+pub const FUNCTION_DDL: &str = "fluss-ddl";
+/// Lambda function serving record writes.
+pub const FUNCTION_WRITE: &str = "fluss-write";
+/// Lambda function serving point and prefix lookups.
+pub const FUNCTION_LOOKUP: &str = "fluss-lookup";
+/// Lambda function serving cluster dynamic configuration.
+pub const FUNCTION_CONFIG: &str = "fluss-config";
+
+/// Every function name that appears in [`ROUTES`], in deployment order.
+pub const FUNCTIONS: [&str; 4] = [
+    FUNCTION_DDL,
+    FUNCTION_WRITE,
+    FUNCTION_LOOKUP,
+    FUNCTION_CONFIG,
+];
+
+/// `GET /health`: liveness, answered without touching Fluss.
+pub const HEALTH: &str = "/health";
+/// `GET /ready`: readiness, 503 while starting or draining.
+pub const READY: &str = "/ready";
+/// `GET /v1/openapi.json`: this API's OpenAPI document.
+pub const OPENAPI: &str = "/v1/openapi.json";
+/// `GET /v1/clusters`: the configured cluster ids.
+pub const CLUSTERS: &str = "/v1/clusters";
+/// Databases of one cluster (list, create).
+pub const DATABASES: &str = "/v1/clusters/{cluster}/databases";
+/// One database (drop).
+pub const DATABASE: &str = "/v1/clusters/{cluster}/databases/{database}";
+/// Tables of one database (list, create).
+pub const TABLES: &str = "/v1/clusters/{cluster}/databases/{database}/tables";
+/// One table (describe, alter, drop).
+pub const TABLE: &str = "/v1/clusters/{cluster}/databases/{database}/tables/{table}";
+/// Partitions of one table (list, create).
+pub const PARTITIONS: &str =
+    "/v1/clusters/{cluster}/databases/{database}/tables/{table}/partitions";
+/// One partition, named by its values joined with `$` (drop).
+pub const PARTITION: &str =
+    "/v1/clusters/{cluster}/databases/{database}/tables/{table}/partitions/{partition}";
+/// Record writes of one table.
+pub const RECORDS: &str = "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records";
+/// Point lookups by primary key (extension).
+pub const LOOKUP: &str =
+    "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/lookup";
+/// Prefix lookups by a key prefix (extension).
+pub const PREFIX_LOOKUP: &str =
+    "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/prefix-lookup";
+/// Cluster dynamic configuration (extension, FIP-12).
+pub const CLUSTER_CONFIGS: &str = "/v1/clusters/{cluster}/configs";
+
+/// One operation of the public REST API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Route {
+    /// Upper-case HTTP method, as axum and API Gateway spell it.
+    pub method: &'static str,
+    /// axum 0.8 path template, e.g. `/v1/clusters/{cluster}/databases`.
+    pub path: &'static str,
+    /// Name of the Lambda function that serves it (one of [`FUNCTIONS`]).
+    pub function: &'static str,
+    /// True for operations the Apache Fluss Gateway 1.0 does not have; clients written for it
+    /// never call them, and the OpenAPI document marks them with `x-fluss-extension: true`.
+    pub extension: bool,
+}
+
+const fn route(method: &'static str, path: &'static str, function: &'static str) -> Route {
+    Route {
+        method,
+        path,
+        function,
+        extension: false,
+    }
+}
+
+const fn extension(method: &'static str, path: &'static str, function: &'static str) -> Route {
+    Route {
+        method,
+        path,
+        function,
+        extension: true,
+    }
+}
+
+/// Every operation of the public REST API, grouped by function.
+pub const ROUTES: &[Route] = &[
+    route("GET", HEALTH, FUNCTION_DDL),
+    route("GET", READY, FUNCTION_DDL),
+    route("GET", OPENAPI, FUNCTION_DDL),
+    route("GET", CLUSTERS, FUNCTION_DDL),
+    route("GET", DATABASES, FUNCTION_DDL),
+    route("POST", DATABASES, FUNCTION_DDL),
+    route("DELETE", DATABASE, FUNCTION_DDL),
+    route("GET", TABLES, FUNCTION_DDL),
+    route("POST", TABLES, FUNCTION_DDL),
+    route("GET", TABLE, FUNCTION_DDL),
+    route("PATCH", TABLE, FUNCTION_DDL),
+    route("DELETE", TABLE, FUNCTION_DDL),
+    route("GET", PARTITIONS, FUNCTION_DDL),
+    route("POST", PARTITIONS, FUNCTION_DDL),
+    route("DELETE", PARTITION, FUNCTION_DDL),
+    route("POST", RECORDS, FUNCTION_WRITE),
+    extension("POST", LOOKUP, FUNCTION_LOOKUP),
+    extension("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP),
+    extension("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG),
+    extension("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG),
+];
+
+/// The routes one Lambda function serves, in table order.
+pub fn routes_of(function: &str) -> impl Iterator<Item = &'static Route> + '_ {
+    ROUTES.iter().filter(move |r| r.function == function)
+}
+
+/// The route with exactly this method and path template, if the API has one.
+pub fn find(method: &str, path: &str) -> Option<&'static Route> {
+    ROUTES
+        .iter()
+        .find(|r| r.method.eq_ignore_ascii_case(method) && r.path == path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_method_and_path_pair_is_listed_once() {
+        let mut seen = HashSet::new();
+        for r in ROUTES {
+            assert!(
+                seen.insert((r.method, r.path)),
+                "{} {} twice",
+                r.method,
+                r.path
+            );
+        }
+        assert_eq!(ROUTES.len(), 20);
+    }
+
+    #[test]
+    fn routes_use_known_methods_functions_and_axum_templates() {
+        for r in ROUTES {
+            assert!(
+                ["GET", "POST", "PATCH", "DELETE"].contains(&r.method),
+                "{r:?}"
+            );
+            assert!(FUNCTIONS.contains(&r.function), "{r:?}");
+            assert!(r.path.starts_with('/') && !r.path.ends_with('/'), "{r:?}");
+            assert!(!r.path.contains(':'), "axum 0.8 uses {{param}}: {r:?}");
+            for segment in r.path.split('/').skip(1) {
+                assert!(!segment.is_empty(), "{r:?}");
+                if segment.starts_with('{') {
+                    assert!(segment.ends_with('}'), "{r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extensions_are_exactly_lookups_and_cluster_configs() {
+        let extensions: Vec<(&str, &str)> = ROUTES
+            .iter()
+            .filter(|r| r.extension)
+            .map(|r| (r.method, r.path))
+            .collect();
+        assert_eq!(
+            extensions,
+            vec![
+                ("POST", LOOKUP),
+                ("POST", PREFIX_LOOKUP),
+                ("GET", CLUSTER_CONFIGS),
+                ("PATCH", CLUSTER_CONFIGS),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_function_serves_its_route_family() {
+        assert_eq!(routes_of(FUNCTION_DDL).count(), 15);
+        assert_eq!(
+            routes_of(FUNCTION_WRITE)
+                .map(|r| r.path)
+                .collect::<Vec<_>>(),
+            vec![RECORDS]
+        );
+        assert!(routes_of(FUNCTION_LOOKUP).all(|r| r.path.contains("/records/")));
+        assert!(routes_of(FUNCTION_CONFIG).all(|r| r.path == CLUSTER_CONFIGS));
+        assert!(
+            routes_of(FUNCTION_DDL).all(|r| !r.extension),
+            "the catalog is all Gateway 1.0"
+        );
+    }
+
+    #[test]
+    fn cluster_scoped_paths_start_with_the_cluster_segment() {
+        for r in ROUTES {
+            if r.path.starts_with("/v1/clusters/") {
+                assert!(r.path.starts_with("/v1/clusters/{cluster}"), "{r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn find_matches_method_case_insensitively_and_path_exactly() {
+        assert_eq!(find("patch", TABLE).map(|r| r.function), Some(FUNCTION_DDL));
+        assert_eq!(
+            find("POST", RECORDS).map(|r| r.function),
+            Some(FUNCTION_WRITE)
+        );
+        assert!(find("PUT", TABLE).is_none());
+        assert!(find("GET", "/v1/clusters/default").is_none());
+    }
+}
