@@ -13,6 +13,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use fluss::client::FlussConnection;
 use fluss::config::Config;
 
+pub mod private_stack;
+
 /// Bound on connecting in tests: fluss-rs has no request timeout of its own.
 pub const CONNECT_DEADLINE: Duration = Duration::from_secs(20);
 /// Bound on any single Fluss call in tests.
@@ -164,6 +166,36 @@ pub async fn bounded<T>(what: &str, fut: impl std::future::Future<Output = T>) -
     tokio::time::timeout(CALL_DEADLINE, fut)
         .await
         .unwrap_or_else(|_| panic!("{what} did not finish within {CALL_DEADLINE:?}"))
+}
+
+/// Waits until every bucket of a freshly created table has a leader (its latest offset can be
+/// listed): a write sent before that fails with NotLeaderOrFollower once the client's finite
+/// retries, which have no backoff, are used up.
+pub async fn wait_for_leaders(
+    conn: &FlussConnection,
+    path: &fluss::metadata::TablePath,
+    buckets: i32,
+) {
+    let admin = conn.get_admin().expect("admin");
+    let ids: Vec<i32> = (0..buckets).collect();
+    let deadline = std::time::Instant::now() + CALL_DEADLINE;
+    loop {
+        let listed = tokio::time::timeout(
+            Duration::from_secs(2),
+            admin.list_offsets(path, &ids, fluss::rpc::message::OffsetSpec::Latest),
+        )
+        .await;
+        if let Ok(Ok(offsets)) = listed
+            && offsets.len() == ids.len()
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "buckets of {path} got no leader within {CALL_DEADLINE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// A name no other test (or earlier run) uses: `prefix_<millis>_<n>`.

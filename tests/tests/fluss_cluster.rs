@@ -7,7 +7,7 @@ use fluss::client::{EARLIEST_OFFSET, FlussConnection};
 use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
 use fluss::row::{DataGetters, Decimal, GenericRow, InternalRow};
 use fluss::rpc::FlussError;
-use integration_tests::{Stack, bounded, unique_name};
+use integration_tests::{Stack, bounded, unique_name, wait_for_leaders};
 
 /// Creates a database and a primary-key table, upserts three rows, updates one, deletes one and
 /// reads every key back through a lookuper.
@@ -34,6 +34,7 @@ async fn pk_table_journey(conn: &FlussConnection) {
     bounded("create_table", admin.create_table(&path, &desc, false))
         .await
         .expect("create table");
+    wait_for_leaders(conn, &path, 1).await;
 
     let table = bounded("get_table", conn.get_table(&path))
         .await
@@ -124,6 +125,7 @@ async fn log_table_journey(conn: &FlussConnection) {
     bounded("create_table", admin.create_table(&path, &desc, false))
         .await
         .expect("create table");
+    wait_for_leaders(conn, &path, 1).await;
 
     let table = bounded("get_table", conn.get_table(&path))
         .await

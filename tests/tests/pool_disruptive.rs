@@ -5,178 +5,13 @@
 
 mod pool_support;
 
-use std::collections::HashMap;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use fluss::metadata::TablePath;
 use fluss_pool::{Deadline, Pool};
 use gateway_core::ErrorCode;
-use integration_tests::Stack;
+use integration_tests::private_stack::PrivateStack;
 use pool_support::*;
-
-/// Port variables of `infra/local/stack.py`; fixed so a restart keeps the client addresses.
-const PORT_VARS: [&str; 8] = [
-    "FLUSS_ZK_PORT",
-    "FLUSS_CS_INTERNAL_PORT",
-    "FLUSS_CS_SASL_PORT",
-    "FLUSS_CS_PLAIN_PORT",
-    "FLUSS_TS_INTERNAL_PORT",
-    "FLUSS_TS_SASL_PORT",
-    "FLUSS_TS_PLAIN_PORT",
-    "MOTO_PORT",
-];
-
-/// A cluster of our own, in a temporary stack folder, stopped on drop.
-struct PrivateStack {
-    repo: PathBuf,
-    dir: PathBuf,
-    probe: PathBuf,
-    ports: Vec<(&'static str, u16)>,
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ lives in the repository")
-        .to_path_buf()
-}
-
-/// The readiness probe binary: `FLUSS_PROBE_BIN` (the Makefile exports it), else derived from
-/// `CARGO_TARGET_DIR`.
-fn probe_bin(repo: &Path) -> PathBuf {
-    let path = std::env::var_os("FLUSS_PROBE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| repo.join("target"))
-                .join("debug/fluss-probe")
-        });
-    assert!(
-        path.exists(),
-        "{} not found: run `cargo build -p integration-tests --bins` first",
-        path.display()
-    );
-    path
-}
-
-fn free_ports(n: usize) -> Vec<u16> {
-    // All bound at once, so they are distinct.
-    let listeners: Vec<TcpListener> = (0..n)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().expect("addr").port())
-        .collect()
-}
-
-impl PrivateStack {
-    fn start() -> PrivateStack {
-        let repo = repo_root();
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or_default();
-        let dir =
-            std::env::temp_dir().join(format!("fluss-pool-it-{}-{stamp}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("private stack dir");
-        let stack = PrivateStack {
-            probe: probe_bin(&repo),
-            repo,
-            dir,
-            ports: PORT_VARS
-                .iter()
-                .copied()
-                .zip(free_ports(PORT_VARS.len()))
-                .collect(),
-        };
-        stack.run("start");
-        stack
-    }
-
-    fn run(&self, command: &str) {
-        let started = Instant::now();
-        let mut cmd = Command::new("python3");
-        cmd.arg(self.repo.join("infra/local/stack.py"))
-            .arg(command)
-            .current_dir(&self.repo)
-            .env("FLUSS_STACK_DIR", &self.dir)
-            .env("FLUSS_PROBE_BIN", &self.probe)
-            .env_remove("FLUSS_STACK_ENV");
-        for (var, port) in &self.ports {
-            cmd.env(var, port.to_string());
-        }
-        let out = cmd.output().expect("python3 infra/local/stack.py");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "stack.py {command} failed:\n{text}");
-        println!(
-            "[private stack] `{command}` took {:.1}s",
-            started.elapsed().as_secs_f64()
-        );
-    }
-
-    fn env(&self) -> Stack {
-        let text = std::fs::read_to_string(self.dir.join("stack.env")).expect("stack.env");
-        Stack::parse(&text)
-    }
-
-    /// `pids.json` is a flat `{"name": pid}` object.
-    fn pids(&self) -> HashMap<String, u32> {
-        let text = std::fs::read_to_string(self.dir.join("pids.json")).unwrap_or_default();
-        text.trim()
-            .trim_start_matches('{')
-            .trim_end_matches('}')
-            .split(',')
-            .filter_map(|entry| entry.split_once(':'))
-            .filter_map(|(k, v)| {
-                Some((
-                    k.trim().trim_matches('"').to_owned(),
-                    v.trim().parse().ok()?,
-                ))
-            })
-            .collect()
-    }
-
-    fn signal(&self, process: &str, signal: &str) {
-        let pid = self
-            .pids()
-            .get(process)
-            .copied()
-            .unwrap_or_else(|| panic!("no pid of {process}"));
-        let status = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(pid.to_string())
-            .status()
-            .expect("kill");
-        assert!(status.success(), "kill -{signal} {process} ({pid})");
-    }
-}
-
-impl Drop for PrivateStack {
-    fn drop(&mut self) {
-        // A stopped JVM would sit out stop's SIGTERM grace period.
-        for pid in self.pids().values() {
-            let _ = Command::new("kill")
-                .arg("-CONT")
-                .arg(pid.to_string())
-                .status();
-        }
-        let _ = Command::new("python3")
-            .arg(self.repo.join("infra/local/stack.py"))
-            .arg("stop")
-            .env("FLUSS_STACK_DIR", &self.dir)
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -188,7 +23,8 @@ fn runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster() {
-    let stack = PrivateStack::start();
+    let stack = PrivateStack::start("fluss-pool-it");
+    let _watchdog = stack.watchdog(Duration::from_secs(300));
     let rt = runtime();
     let pool = Pool::new(pool_config(
         &stack.env(),

@@ -3,8 +3,16 @@
 
 use std::time::Instant;
 
+use gateway_http::{DEFAULT_MAX_REQUEST_BYTES, build_router, health_routes};
+
 #[tokio::main]
-async fn main() -> Result<(), gateway_http::ServeError> {
-    let router = gateway_http::health_routes(Instant::now());
-    gateway_http::run(router).await
+async fn main() -> std::process::ExitCode {
+    let started = Instant::now();
+    gateway_http::run_function("fluss-ddl", |_env| {
+        Ok(build_router(
+            health_routes(started),
+            DEFAULT_MAX_REQUEST_BYTES,
+        ))
+    })
+    .await
 }

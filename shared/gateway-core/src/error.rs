@@ -289,7 +289,10 @@ pub fn code_for_fluss_api_error(raw_code: i32) -> ErrorCode {
         F::DatabaseNotExist => ErrorCode::DatabaseNotFound,
         F::TableNotExist => ErrorCode::TableNotFound,
         F::PartitionNotExists => ErrorCode::PartitionNotFound,
-        F::SchemaNotExist | F::KvSnapshotNotExist | F::LakeSnapshotNotExist => ErrorCode::NotFound,
+        // Right after an ALTER TABLE the servers briefly disagree on the latest schema id: a
+        // retry succeeds, so this is 503, not 404.
+        F::SchemaNotExist => ErrorCode::Unavailable,
+        F::KvSnapshotNotExist | F::LakeSnapshotNotExist => ErrorCode::NotFound,
         F::DatabaseAlreadyExist => ErrorCode::DatabaseAlreadyExists,
         F::TableAlreadyExist => ErrorCode::TableAlreadyExists,
         F::PartitionAlreadyExists => ErrorCode::PartitionAlreadyExists,
@@ -471,6 +474,7 @@ mod tests {
             (2, ErrorCode::Unsupported),
             (12, ErrorCode::Unavailable),
             (44, ErrorCode::Unavailable),
+            (9, ErrorCode::Unavailable),
             (65, ErrorCode::Unavailable),
             (73, ErrorCode::Unavailable),
             (64, ErrorCode::InvalidArgument),

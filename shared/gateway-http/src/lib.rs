@@ -1,16 +1,44 @@
 //! HTTP serving layer of the Fluss Lambda Gateway.
 //!
 //! Every Lambda function of the gateway is an axum [`Router`](axum::Router) built from the route
-//! families in this crate, served by [`run`]: through the Lambda runtime API when the process runs
-//! inside Lambda (or under `cargo lambda watch`), or as a plain HTTP server otherwise. One code path
-//! is therefore exercised locally, in tests and in production.
+//! families in this crate, wrapped by [`build_router`] (request id, access log, body limit, error
+//! envelope for everything the framework answers itself) and served by [`run`]: through the
+//! Lambda runtime API when the process runs inside Lambda (or under `cargo lambda watch`), or as a
+//! plain HTTP server otherwise. One code path is therefore exercised locally, in tests and in
+//! production.
 //!
 //! The gateway keeps no state between requests other than warm connections and caches: any
 //! container may serve any request.
 #![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
+mod checks;
+mod configs;
+mod error;
 mod health;
+mod middleware;
+mod records;
 mod serve;
 
+pub use checks::{
+    ensure_accepts_json, ensure_json_content_type, ensure_no_query, is_json_media_type,
+};
+pub use configs::{
+    CONFIG_ENABLED_KEY, ConfigOptions, ConfigState, DEFAULT_CONFIG_ENABLED, REDACTED,
+    config_routes, has_embedded_password, is_sensitive_config_key, redact_config_value,
+};
+pub use error::{REQUEST_ID_HEADER, error_response};
 pub use health::health_routes;
-pub use serve::{LISTEN_ENV, ServeError, run, serve};
+pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router};
+pub use records::limits::{
+    DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_ROWS, MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY,
+    MAX_ROWS_KEY,
+};
+pub use records::{WriteLimits, WriteState, write_routes};
+pub use serve::{
+    LISTEN_ENV, ServeError, config_problems, init_tracing, new_pool, run, run_function, serve,
+    serve_on,
+};

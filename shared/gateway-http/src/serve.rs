@@ -52,7 +52,15 @@ pub async fn serve(router: Router, addr: SocketAddr) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| ServeError::Listen(format!("{addr}: {e}")))?;
-    tracing::info!(%addr, "serving");
+    serve_on(listener, router).await
+}
+
+/// Serves `router` on an already bound `listener` (e.g. port 0 in tests, whose address the
+/// caller reads first) until SIGINT or SIGTERM, then drains in-flight requests.
+pub async fn serve_on(listener: tokio::net::TcpListener, router: Router) -> Result<(), ServeError> {
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(%addr, "serving");
+    }
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown_signal())
         .await
@@ -76,7 +84,8 @@ async fn shutdown_signal() {
 }
 
 /// Log lines go to stderr (CloudWatch in Lambda); level from `RUST_LOG`, default `info`.
-fn init_tracing() {
+/// [`run`] calls it; a `main` calls it earlier to log init advisories. Idempotent.
+pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // A second call (e.g. in tests) keeps the first subscriber.
@@ -85,4 +94,51 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .with_target(false)
         .try_init();
+}
+
+/// The whole life of a function binary, so every `main` is one call: tracing, configuration from
+/// the process environment, the router, serving. `build` reports every configuration problem at
+/// once (see [`config_problems`]); those exit with code 2, as the Fluss Gateway's do, and serving
+/// failures with 1. Messages name keys, never values.
+pub async fn run_function<F>(name: &str, build: F) -> std::process::ExitCode
+where
+    F: FnOnce(&std::collections::BTreeMap<String, String>) -> Result<Router, String>,
+{
+    init_tracing();
+    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let router = match build(&env) {
+        Ok(router) => router,
+        Err(problems) => {
+            eprintln!("{name}: invalid configuration: {problems}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match run(router).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Joins the messages of the configuration parts that failed, for [`run_function`].
+pub fn config_problems(
+    errors: impl IntoIterator<Item = Option<gateway_core::GatewayError>>,
+) -> String {
+    errors
+        .into_iter()
+        .flatten()
+        .map(|e| e.message().to_owned())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The pool of a function, built once at init; configuration advisories are logged (they name
+/// keys, never values). No I/O happens here: the first request connects.
+pub fn new_pool(config: fluss_pool::PoolConfig) -> fluss_pool::Pool {
+    for warning in config.warnings() {
+        tracing::warn!(%warning, "configuration advisory");
+    }
+    fluss_pool::Pool::new(config)
 }

@@ -721,12 +721,25 @@ fn split_millis(nanos_total: i128) -> VResult<(i64, i32)> {
     Ok((ms, ns))
 }
 
+/// Epoch milliseconds of -9999-01-01T00:00:00Z, the first instant the
+/// gateway can render back as ISO text.
+const MIN_EPOCH_MILLIS: i64 = -377_705_116_800_000;
+/// Epoch milliseconds of 9999-12-31T23:59:59.999Z, the last instant the gateway can render.
+const MAX_EPOCH_MILLIS: i64 = 253_402_300_799_999;
+
 fn epoch_millis(n: &serde_json::Number, ty: &str) -> VResult<(i64, i32)> {
-    n.as_i64().map(|ms| (ms, 0)).ok_or_else(|| {
+    let ms = n.as_i64().ok_or_else(|| {
         ValueError::new(format!(
             "expects an ISO-8601 string or integer epoch milliseconds for {ty}, got {n}"
         ))
-    })
+    })?;
+    // A value that could be stored but never read back as text is refused up front.
+    if !(MIN_EPOCH_MILLIS..=MAX_EPOCH_MILLIS).contains(&ms) {
+        return Err(ValueError::new(format!(
+            "{ms} is out of the supported range for {ty} (years -9999 to 9999)"
+        )));
+    }
+    Ok((ms, 0))
 }
 
 /// Zone-free ISO date-time (`T` separator) or epoch millis → (epoch millis, nanos of milli).
@@ -908,6 +921,16 @@ fn map(key_t: &DataType, val_t: &DataType, v: &Value, depth: usize) -> VResult<D
                 "an object or an array of {\"key\",\"value\"} entries",
                 v,
             ));
+        }
+    }
+    // Two entries with equal keys ("1" and "01" for an INT key, or a repeated key in the entry
+    // form) would be stored as a map that cannot be read back faithfully: refuse them.
+    let mut seen = std::collections::HashSet::with_capacity(entries.len());
+    for (i, (k, _)) in entries.iter().enumerate() {
+        if !seen.insert(format!("{k:?}")) {
+            return Err(
+                ValueError::new(format!("has a duplicate map key ({k})")).at(PathSeg::Index(i))
+            );
         }
     }
     let mut w = FlussMapWriter::new(entries.len(), key_t, val_t);

@@ -1,0 +1,125 @@
+//! Cheap request checks that run before any Fluss work: content type, `Accept`, query string.
+//! Each `ensure_*` returns the gateway error the caller would get, never an HTTP type.
+
+use axum::http::{HeaderMap, Uri, header};
+use gateway_core::{ErrorCode, GatewayError};
+
+/// 415 `unsupported_media_type` unless the body is declared `application/json` or
+/// `application/*+json` (parameters such as `charset` are ignored).
+pub fn ensure_json_content_type(headers: &HeaderMap) -> Result<(), GatewayError> {
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if is_json_media_type(declared) {
+        Ok(())
+    } else {
+        Err(GatewayError::new(
+            ErrorCode::UnsupportedMediaType,
+            "the request body must be application/json",
+        ))
+    }
+}
+
+/// 406 `not_acceptable` when `Accept` is present and allows no JSON response.
+pub fn ensure_accepts_json(headers: &HeaderMap) -> Result<(), GatewayError> {
+    let Some(accept) = headers.get(header::ACCEPT) else {
+        return Ok(());
+    };
+    let accept = accept.to_str().unwrap_or("");
+    let acceptable = accept.split(',').any(|range| {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            let p = p.trim();
+            p.strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f32>().ok())
+                .is_some_and(|q| q <= 0.0)
+        });
+        !refused && matches!(media.as_str(), "*/*" | "application/*" | "application/json")
+    });
+    if acceptable || accept.trim().is_empty() {
+        Ok(())
+    } else {
+        Err(GatewayError::new(
+            ErrorCode::NotAcceptable,
+            "this route answers application/json only",
+        ))
+    }
+}
+
+/// 400 `invalid_argument` when a route that takes no parameters gets a query string: a typo'd
+/// parameter must not be silently ignored.
+pub fn ensure_no_query(uri: &Uri) -> Result<(), GatewayError> {
+    match uri.query() {
+        None => Ok(()),
+        Some(_) => Err(GatewayError::invalid(
+            "this route takes no query parameters",
+        )),
+    }
+}
+
+/// Whether `value` (a `Content-Type`) names JSON.
+pub fn is_json_media_type(value: &str) -> bool {
+    let media = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn with(name: header::HeaderName, value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn json_content_types_pass_and_others_are_415() {
+        for ok in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON",
+            "application/merge-patch+json",
+        ] {
+            assert!(
+                ensure_json_content_type(&with(header::CONTENT_TYPE, ok)).is_ok(),
+                "{ok}"
+            );
+        }
+        for bad in ["text/plain", "application/jsonx", "multipart/form-data"] {
+            let e = ensure_json_content_type(&with(header::CONTENT_TYPE, bad)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::UnsupportedMediaType, "{bad}");
+        }
+        assert!(ensure_json_content_type(&HeaderMap::new()).is_err());
+    }
+
+    #[test]
+    fn accept_must_allow_json_when_present() {
+        assert!(ensure_accepts_json(&HeaderMap::new()).is_ok());
+        for ok in ["*/*", "application/json", "text/html, application/*;q=0.5"] {
+            assert!(
+                ensure_accepts_json(&with(header::ACCEPT, ok)).is_ok(),
+                "{ok}"
+            );
+        }
+        for bad in ["text/html", "application/json;q=0"] {
+            let e = ensure_accepts_json(&with(header::ACCEPT, bad)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::NotAcceptable, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_query_string_is_rejected() {
+        assert!(ensure_no_query(&"/a".parse().unwrap()).is_ok());
+        let e = ensure_no_query(&"/a?x=1".parse().unwrap()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    }
+}

@@ -1,0 +1,833 @@
+//! `GET` / `PATCH /v1/clusters/{cluster}/configs`: the cluster's dynamic configuration (FIP-12),
+//! an extension of the Fluss Gateway API served by the `fluss-config` function.
+//!
+//! Owns the opt-in switch (`gateway.rest.config.enabled`, off by default: one call changes the
+//! whole cluster for everyone), the redaction rule applied to every described value, and the
+//! mapping of a server refusal to a 400 naming the key. Refuses to decide which keys are
+//! alterable: that is the server's call, and its reason is passed on.
+//!
+//! Fluss answers a describe with every server config in clear, including the SASL JAAS config
+//! with its passwords; [`redact_config_value`] runs on each entry before it leaves this module,
+//! and no value (described or sent) is ever logged.
+
+use std::collections::BTreeMap;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use fluss::metadata::{AlterConfig, AlterConfigOpType, DescribeConfig};
+use fluss_pool::config::env_var_name;
+use fluss_pool::{DeadlinePolicy, Identity, Pool};
+use gateway_core::routes::CLUSTER_CONFIGS;
+use gateway_core::wire::{
+    AlterClusterConfigsRequest, ClusterConfigChange, ClusterConfigEntry, ClusterConfigsResponse,
+};
+use gateway_core::{ErrorCode, GatewayError};
+
+use crate::checks::{ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::error::error_response;
+use crate::middleware::RequestCtx;
+
+/// `gateway.rest.config.enabled` (ours): serve the config routes. Off by default, because a
+/// PATCH changes the cluster for every client; until auth scopes exist, the deployer opts in.
+pub const CONFIG_ENABLED_KEY: &str = "gateway.rest.config.enabled";
+/// Default of [`CONFIG_ENABLED_KEY`]: disabled; the routes answer 404 `not_found` saying how to
+/// enable them.
+pub const DEFAULT_CONFIG_ENABLED: bool = false;
+/// What a sensitive value is replaced with (as `Secret` prints in config echoes).
+pub const REDACTED: &str = "******";
+
+const NAMESPACE: &str = "gateway.rest.config.";
+
+/// Java exceptions a Fluss server raises for a refused config change; 0.9.1 sends them as an
+/// unclassified server error with the class name leading the message.
+const CONFIG_EXCEPTION_NAMES: [&str; 2] = [
+    "org.apache.fluss.exception.ConfigException",
+    "org.apache.fluss.exception.InvalidConfigException",
+];
+
+/// Fragments that make a key sensitive when found anywhere in it, matched after lower-casing
+/// the key and removing `-` and `_` (so `accessKeyId`, `access-key` and `access_key` all hit
+/// `accesskey`).
+const SENSITIVE_FRAGMENTS: [&str; 10] = [
+    "jaas",
+    "password",
+    "passwd",
+    "secret",
+    "credential",
+    "token",
+    "keystore",
+    "truststore",
+    "accesskey",
+    "privatekey",
+];
+
+/// Settings of the config routes, read from the configuration map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigOptions {
+    /// [`CONFIG_ENABLED_KEY`]: when false, both routes answer 404 `not_found`.
+    pub enabled: bool,
+}
+
+impl Default for ConfigOptions {
+    fn default() -> Self {
+        ConfigOptions {
+            enabled: DEFAULT_CONFIG_ENABLED,
+        }
+    }
+}
+
+impl ConfigOptions {
+    /// Reads [`CONFIG_ENABLED_KEY`] (dotted or environment form) from `map`; every problem is
+    /// reported at once, by key. An unknown key under `gateway.rest.config.` is an error, so a
+    /// typo cannot silently leave the routes disabled.
+    pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
+        let mut options = ConfigOptions::default();
+        let mut problems = Vec::new();
+        let env_key = env_var_name(CONFIG_ENABLED_KEY);
+        let env_namespace = env_var_name(NAMESPACE.trim_end_matches('.')) + "__";
+        for (name, value) in map {
+            if name == CONFIG_ENABLED_KEY || *name == env_key {
+                match value.trim().to_ascii_lowercase().as_str() {
+                    "true" => options.enabled = true,
+                    "false" => options.enabled = false,
+                    _ => problems.push(format!("`{name}`: expected `true` or `false`")),
+                }
+            } else if name.starts_with(NAMESPACE) || name.starts_with(&env_namespace) {
+                problems.push(format!("`{name}`: unknown key"));
+            }
+        }
+        if problems.is_empty() {
+            Ok(options)
+        } else {
+            Err(GatewayError::invalid(format!(
+                "invalid config-route configuration: {}",
+                problems.join("; ")
+            )))
+        }
+    }
+}
+
+/// Everything the config routes share across requests; built once per container.
+#[derive(Clone)]
+pub struct ConfigState {
+    pool: Pool,
+    deadlines: DeadlinePolicy,
+    options: ConfigOptions,
+}
+
+impl ConfigState {
+    /// State over `pool`, with request deadlines from `deadlines` and the opt-in in `options`.
+    pub fn new(pool: Pool, deadlines: DeadlinePolicy, options: ConfigOptions) -> Self {
+        ConfigState {
+            pool,
+            deadlines,
+            options,
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> ConfigOptions {
+        self.options
+    }
+}
+
+/// The config route family: `GET` (describe, 200) and `PATCH` (alter, 204) on
+/// `/v1/clusters/{cluster}/configs`. Wrap it with [`crate::build_router`] to serve it. The
+/// routes exist even when disabled, so a caller gets the "how to enable" message instead of
+/// a bare "no such route".
+pub fn config_routes(state: ConfigState) -> Router {
+    Router::new()
+        .route(CLUSTER_CONFIGS, get(describe_configs).patch(alter_configs))
+        .with_state(state)
+}
+
+/// Whether `key` names a config whose value must never leave the gateway in clear.
+///
+/// The rule: lower-case the key and drop `-` and `_`; the key is sensitive when it contains
+/// one of `jaas`, `password`, `passwd`, `secret`, `credential`, `token`, `keystore`,
+/// `truststore`, `accesskey`, `privatekey`, or when one of its dot-separated segments ends
+/// with `key` (key material such as `ssl.key`, `s3.secret-key`, `oss.access-key`). The rule
+/// errs towards hiding: a harmless value shown as `******` costs a look at the server's
+/// file, a leaked password costs a rotation.
+pub fn is_sensitive_config_key(key: &str) -> bool {
+    let normalised: String = key
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    SENSITIVE_FRAGMENTS.iter().any(|f| normalised.contains(f))
+        || normalised
+            .split('.')
+            .any(|segment| segment.ends_with("key"))
+}
+
+/// Whether `value` carries a password of its own, whatever its key: a URL with a password in
+/// its user info (`scheme://user:password@host`), as JDBC or metastore URIs may.
+pub fn has_embedded_password(value: &str) -> bool {
+    value.match_indices("://").any(|(at, sep)| {
+        let rest = &value[at + sep.len()..];
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority
+            .rsplit_once('@')
+            .is_some_and(|(user_info, _)| user_info.contains(':'))
+    })
+}
+
+/// The value of `key` as callers may see it: [`REDACTED`] when [`is_sensitive_config_key`] or
+/// [`has_embedded_password`] holds, else unchanged. A missing value stays missing (there is
+/// nothing to hide, and the absence is useful).
+pub fn redact_config_value(key: &str, value: Option<String>) -> Option<String> {
+    value.map(|v| {
+        if is_sensitive_config_key(key) || has_embedded_password(&v) {
+            REDACTED.to_owned()
+        } else {
+            v
+        }
+    })
+}
+
+async fn describe_configs(
+    State(state): State<ConfigState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(cluster): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    run_describe(&state, &ctx, &cluster, &uri, &headers)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_describe(
+    state: &ConfigState,
+    ctx: &RequestCtx,
+    cluster: &str,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Response, GatewayError> {
+    ensure_enabled(state.options)?;
+    ensure_accepts_json(headers)?;
+    let prefix = prefix_filter(uri.query())?;
+    // Before any I/O: an unknown cluster is a 404 without touching Fluss.
+    state.pool.cluster(cluster)?;
+    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
+    let conn = state
+        .pool
+        .connection(cluster, &Identity::service(), &deadline)
+        .await?;
+    let admin = conn.admin()?;
+    let described = conn
+        .call(
+            &deadline,
+            "describing the cluster configs",
+            admin.describe_cluster_configs(),
+        )
+        .await?;
+    let response = describe_response(described, prefix.as_deref());
+    // Counts only: values, even redacted ones, stay out of the log.
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %cluster,
+        configs = response.configs.len(),
+        "cluster configs described"
+    );
+    Ok((StatusCode::OK, Json(response)).into_response())
+}
+
+async fn alter_configs(
+    State(state): State<ConfigState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(cluster): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_alter(&state, &ctx, &cluster, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_alter(
+    state: &ConfigState,
+    ctx: &RequestCtx,
+    cluster: &str,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    ensure_enabled(state.options)?;
+    ensure_no_query(uri)?;
+    ensure_json_content_type(headers)?;
+    ensure_accepts_json(headers)?;
+    let body = body.map_err(body_error)?;
+    let request = parse_alter_request(&body)?;
+    let changes = to_alter_configs(&request);
+    state.pool.cluster(cluster)?;
+    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
+    let conn = state
+        .pool
+        .connection(cluster, &Identity::service(), &deadline)
+        .await?;
+    let admin = conn.admin()?;
+    conn.call(
+        &deadline,
+        "altering the cluster configs",
+        admin.alter_cluster_configs(changes),
+    )
+    .await
+    .map_err(|e| refusal_error(&e, &request))?;
+    // Keys and kinds only: a value may be a secret.
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %cluster,
+        keys = %change_keys(&request),
+        "cluster configs altered"
+    );
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// 404 `not_found` while the opt-in is off, saying how to turn it on.
+fn ensure_enabled(options: ConfigOptions) -> Result<(), GatewayError> {
+    if options.enabled {
+        return Ok(());
+    }
+    Err(GatewayError::new(
+        ErrorCode::NotFound,
+        format!(
+            "the cluster config routes are disabled on this gateway; set `{CONFIG_ENABLED_KEY}` \
+             (environment `{}`) to `true` to enable them",
+            env_var_name(CONFIG_ENABLED_KEY)
+        ),
+    ))
+}
+
+/// The optional `prefix` of a describe. Any other parameter is a 400: a typo'd filter must not
+/// silently return everything.
+fn prefix_filter(query: Option<&str>) -> Result<Option<String>, GatewayError> {
+    let mut prefix = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if name != "prefix" {
+            let shown: String = name.chars().take(64).collect();
+            return Err(GatewayError::invalid(format!(
+                "unknown query parameter `{shown}`; this route takes only `prefix`"
+            )));
+        }
+        if prefix.is_some() {
+            return Err(GatewayError::invalid("`prefix` may be given only once"));
+        }
+        prefix =
+            Some(percent_decode(value).ok_or_else(|| {
+                GatewayError::invalid("`prefix` is not valid percent-encoded UTF-8")
+            })?);
+    }
+    Ok(prefix)
+}
+
+/// Decodes `application/x-www-form-urlencoded` text (`+` is a space); `None` when malformed.
+fn percent_decode(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.bytes();
+    while let Some(b) = rest.next() {
+        match b {
+            b'+' => bytes.push(b' '),
+            b'%' => {
+                let hi = char::from(rest.next()?).to_digit(16)?;
+                let lo = char::from(rest.next()?).to_digit(16)?;
+                bytes.push(u8::try_from(hi * 16 + lo).ok()?);
+            }
+            other => bytes.push(other),
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// The wire answer: entries under `prefix`, redacted, sorted by key.
+fn describe_response(
+    described: Vec<DescribeConfig>,
+    prefix: Option<&str>,
+) -> ClusterConfigsResponse {
+    let mut configs: Vec<ClusterConfigEntry> = described
+        .into_iter()
+        .filter(|c| prefix.is_none_or(|p| c.config_key.starts_with(p)))
+        .map(|c| ClusterConfigEntry {
+            value: redact_config_value(&c.config_key, c.config_value),
+            key: c.config_key,
+            source: c.config_source,
+        })
+        .collect();
+    configs.sort_by(|a, b| a.key.cmp(&b.key));
+    ClusterConfigsResponse { configs }
+}
+
+/// The PATCH body, with every shape problem as a 400.
+fn parse_alter_request(body: &[u8]) -> Result<AlterClusterConfigsRequest, GatewayError> {
+    let request: AlterClusterConfigsRequest = serde_json::from_slice(body)
+        .map_err(|e| GatewayError::invalid(format!("invalid request body: {e}")))?;
+    request.ensure_valid()?;
+    if let Some(position) = request
+        .changes
+        .iter()
+        .position(|c| c.key().trim().is_empty())
+    {
+        return Err(GatewayError::invalid(format!(
+            "`changes[{position}].key` must not be empty"
+        )));
+    }
+    Ok(request)
+}
+
+/// The wire changes as fluss-rs `AlterConfig`s, in request order (`reset_config` is DELETE).
+fn to_alter_configs(request: &AlterClusterConfigsRequest) -> Vec<AlterConfig> {
+    request
+        .changes
+        .iter()
+        .map(|change| {
+            let op = match change {
+                ClusterConfigChange::SetConfig { .. } => AlterConfigOpType::Set,
+                ClusterConfigChange::ResetConfig { .. } => AlterConfigOpType::Delete,
+                ClusterConfigChange::AppendConfig { .. } => AlterConfigOpType::Append,
+                ClusterConfigChange::SubtractConfig { .. } => AlterConfigOpType::Subtract,
+            };
+            AlterConfig::new(change.key(), change.value().map(str::to_owned), op)
+        })
+        .collect()
+}
+
+/// A failed alter as the caller sees it. A refusal (non-dynamic key, invalid value) is 400
+/// `invalid_argument` naming the key when the server's reason does not; values sent for
+/// sensitive keys are masked in any message, since servers echo values.
+///
+/// Refusals arrive as Fluss codes 39 or 64 (already `invalid_argument` in gateway-core) or, from
+/// Fluss 0.9.1, as an unclassified server error whose text starts with the Java exception name
+/// (`org.apache.fluss.exception.ConfigException: The config key … is not allowed to be changed
+/// dynamically.`): that `backend` error is reclassified by its exception name, which is dropped
+/// from the message.
+fn refusal_error(error: &GatewayError, request: &AlterClusterConfigsRequest) -> GatewayError {
+    let (code, mut message) = reclassify_config_exception(error);
+    let sensitive: Vec<&str> = request
+        .changes
+        .iter()
+        .filter_map(|c| c.value().map(|v| (c.key(), v)))
+        .filter(|(key, value)| {
+            !value.is_empty() && (is_sensitive_config_key(key) || has_embedded_password(value))
+        })
+        .map(|(_, value)| value)
+        .collect();
+    for value in &sensitive {
+        message = message.replace(value, REDACTED);
+    }
+    // gateway-core cuts long server messages (ending them with `…`): the cut may have split a
+    // value so that the replacement above missed it, so the reason is withheld.
+    if !sensitive.is_empty() && message.ends_with('…') {
+        message = "the reason is withheld because the change carries a sensitive value".to_owned();
+    }
+    let names_a_key = request.changes.iter().any(|c| message.contains(c.key()));
+    if code == ErrorCode::InvalidArgument && !names_a_key {
+        message = format!(
+            "the cluster refused the change of {}: {message}",
+            change_keys(request)
+        );
+    }
+    GatewayError::new(code, message)
+}
+
+/// The code and message of `error`, with a `backend` error carrying a Java config exception
+/// (see [`CONFIG_EXCEPTION_NAMES`]) turned into `invalid_argument` without the class name.
+fn reclassify_config_exception(error: &GatewayError) -> (ErrorCode, String) {
+    let message = error.message();
+    if error.code() == ErrorCode::Backend {
+        for name in CONFIG_EXCEPTION_NAMES {
+            if let Some(reason) = message.strip_prefix(name) {
+                let reason = reason.trim_start_matches(':').trim();
+                return (ErrorCode::InvalidArgument, reason.to_owned());
+            }
+        }
+    }
+    (error.code(), message.to_owned())
+}
+
+/// The keys of a request, for messages and logs: `` `a`, `b` ``.
+fn change_keys(request: &AlterClusterConfigsRequest) -> String {
+    request
+        .changes
+        .iter()
+        .map(|c| format!("`{}`", c.key()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The body could not be read: too large (413) or cut off (400).
+fn body_error(rejection: BytesRejection) -> GatewayError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        GatewayError::limit("the request body is too large")
+    } else {
+        GatewayError::invalid("the request body could not be read")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use fluss_pool::PoolConfig;
+    use fluss_pool::config::ClusterConfig;
+    use tower::ServiceExt;
+
+    const URL: &str = "/v1/clusters/default/configs";
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    /// A router over a cluster nobody listens on: every test here must answer before any I/O.
+    fn app(enabled: bool) -> Router {
+        let pool = Pool::new(
+            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
+        );
+        let state = ConfigState::new(pool, DeadlinePolicy::default(), ConfigOptions { enabled });
+        crate::build_router(config_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {
+        let resp = app.oneshot(req).await.unwrap();
+        let status = resp.status();
+        let body: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
+        (status, body)
+    }
+
+    fn patch(url: &str, body: &str) -> Request<Body> {
+        Request::patch(url)
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    }
+
+    fn described(key: &str, value: Option<&str>) -> DescribeConfig {
+        DescribeConfig {
+            config_key: key.to_owned(),
+            config_value: value.map(str::to_owned),
+            config_source: "INITIAL_SERVER_CONFIG".to_owned(),
+        }
+    }
+
+    #[test]
+    fn configs_sensitive_keys_follow_the_documented_rule() {
+        for key in [
+            "security.sasl.plain.jaas.config",
+            "security.sasl.password",
+            "client.security.sasl.passwd",
+            "datalake.paimon.s3.secret-key",
+            "datalake.paimon.fs.oss.accessKeyId",
+            "datalake.paimon.s3.access_key",
+            "remote.credentials.provider",
+            "security.token.renewal",
+            "ssl.keystore.location",
+            "ssl.truststore.type",
+            "ssl.key",
+            "tls.private-key",
+            "datalake.iceberg.KEY",
+        ] {
+            assert!(is_sensitive_config_key(key), "{key} must be sensitive");
+        }
+        for key in [
+            "kv.rocksdb.shared-rate-limiter.bytes-per-sec",
+            "datalake.format",
+            "security.sasl.enabled.mechanisms",
+            "super.users",
+            "authorizer.enabled",
+            "bind.listeners",
+            "zookeeper.address",
+            "remote.data.dir",
+            "keyed.state.ttl",
+        ] {
+            assert!(!is_sensitive_config_key(key), "{key} must be shown");
+        }
+    }
+
+    #[test]
+    fn configs_urls_with_a_password_are_redacted_whatever_the_key() {
+        assert!(has_embedded_password("jdbc:mysql://u:p@host:3306/db"));
+        assert!(has_embedded_password("thrift://a, s3://ak:sk@bucket/x"));
+        assert!(!has_embedded_password("jdbc:mysql://u@host:3306/db"));
+        assert!(!has_embedded_password("hdfs://nn:8020/path@x:y"));
+        assert!(!has_embedded_password("plain value: with @ and :"));
+        assert_eq!(
+            redact_config_value("datalake.paimon.uri", Some("s3://a:b@c".into())),
+            Some(REDACTED.to_owned())
+        );
+        assert_eq!(
+            redact_config_value("datalake.format", Some("paimon".into())),
+            Some("paimon".to_owned())
+        );
+        assert_eq!(redact_config_value("a.password", None), None);
+    }
+
+    #[test]
+    fn configs_describe_filters_by_prefix_redacts_and_sorts() {
+        let jaas = "PlainLoginModule required user_admin=\"admin-secret\";";
+        let all = vec![
+            described("zookeeper.address", Some("127.0.0.1:2181")),
+            described("security.sasl.plain.jaas.config", Some(jaas)),
+            described("datalake.format", None),
+        ];
+        let resp = describe_response(all.clone(), None);
+        let keys: Vec<&str> = resp.configs.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "datalake.format",
+                "security.sasl.plain.jaas.config",
+                "zookeeper.address"
+            ]
+        );
+        assert_eq!(resp.configs[1].value.as_deref(), Some(REDACTED));
+        assert!(
+            !serde_json::to_string(&resp)
+                .unwrap()
+                .contains("admin-secret")
+        );
+        let only = describe_response(all, Some("zoo"));
+        assert_eq!(only.configs.len(), 1);
+        assert_eq!(only.configs[0].value.as_deref(), Some("127.0.0.1:2181"));
+    }
+
+    #[test]
+    fn configs_prefix_is_the_only_query_parameter() {
+        assert_eq!(prefix_filter(None).unwrap(), None);
+        assert_eq!(prefix_filter(Some("")).unwrap(), None);
+        assert_eq!(
+            prefix_filter(Some("prefix=kv.rocksdb%2E"))
+                .unwrap()
+                .as_deref(),
+            Some("kv.rocksdb.")
+        );
+        for bad in ["limit=1", "prefix=a&prefix=b", "prefix=%zz", "prefix=a&x"] {
+            let e = prefix_filter(Some(bad)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+        assert!(
+            prefix_filter(Some("limit=1"))
+                .unwrap_err()
+                .message()
+                .contains("`limit`")
+        );
+    }
+
+    #[test]
+    fn configs_changes_map_to_fluss_operations_in_order() {
+        let req = parse_alter_request(
+            br#"{"changes":[{"kind":"set_config","key":"a","value":"1"},{"kind":"reset_config","key":"b"},
+                {"kind":"append_config","key":"c","value":"x"},{"kind":"subtract_config","key":"d","value":"y"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            to_alter_configs(&req),
+            vec![
+                AlterConfig::new("a", Some("1".into()), AlterConfigOpType::Set),
+                AlterConfig::new("b", None, AlterConfigOpType::Delete),
+                AlterConfig::new("c", Some("x".into()), AlterConfigOpType::Append),
+                AlterConfig::new("d", Some("y".into()), AlterConfigOpType::Subtract),
+            ]
+        );
+        for bad in [
+            r#"{"changes":[]}"#,
+            r#"{"changes":[{"kind":"set_config","key":" ","value":"1"}]}"#,
+            r#"{"changes":[{"kind":"delete_config","key":"a"}]}"#,
+            "not json",
+        ] {
+            let e = parse_alter_request(bad.as_bytes()).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+    }
+
+    #[test]
+    fn configs_refusals_name_the_key_and_mask_sensitive_values() {
+        let req = parse_alter_request(
+            br#"{"changes":[{"kind":"set_config","key":"x.password","value":"hunter2"}]}"#,
+        )
+        .unwrap();
+        let refused = GatewayError::invalid("Invalid value hunter2");
+        let e = refusal_error(&refused, &req);
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message().contains("`x.password`"), "{}", e.message());
+        assert!(!e.message().contains("hunter2"), "{}", e.message());
+
+        let cut = GatewayError::invalid("Invalid value hunt…");
+        let e = refusal_error(&cut, &req);
+        assert!(!e.message().contains("hunt"), "{}", e.message());
+        assert!(e.message().contains("withheld"), "{}", e.message());
+
+        let named = GatewayError::invalid("Config key x.password is not dynamic");
+        assert_eq!(refusal_error(&named, &req).message(), named.message());
+
+        let java = GatewayError::new(
+            ErrorCode::Backend,
+            "org.apache.fluss.exception.ConfigException: The config key a.b is not allowed to be changed dynamically.",
+        );
+        let e = refusal_error(&java, &req);
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(
+            e.message(),
+            "the cluster refused the change of `x.password`: The config key a.b is not allowed to be changed dynamically."
+        );
+        let other = GatewayError::new(ErrorCode::Backend, "java.lang.NullPointerException");
+        assert_eq!(refusal_error(&other, &req).code(), ErrorCode::Backend);
+
+        let denied = GatewayError::new(ErrorCode::Unauthorized, "no ALTER on cluster");
+        assert_eq!(refusal_error(&denied, &req), denied);
+    }
+
+    #[test]
+    fn configs_opt_in_reads_both_forms_and_rejects_unknown_keys() {
+        assert!(!ConfigOptions::from_map(&map(&[])).unwrap().enabled);
+        assert!(
+            ConfigOptions::from_map(&map(&[("FLUSS_GATEWAY__REST__CONFIG__ENABLED", "TRUE")]))
+                .unwrap()
+                .enabled
+        );
+        assert!(
+            ConfigOptions::from_map(&map(&[(CONFIG_ENABLED_KEY, "true")]))
+                .unwrap()
+                .enabled
+        );
+        let e = ConfigOptions::from_map(&map(&[
+            (CONFIG_ENABLED_KEY, "yes"),
+            ("FLUSS_GATEWAY__REST__CONFIG__ENABLE", "true"),
+            ("gateway.rest.write.max-rows", "5"),
+        ]))
+        .unwrap_err();
+        assert!(e.message().contains("expected `true` or `false`"), "{e}");
+        assert!(
+            e.message()
+                .contains("FLUSS_GATEWAY__REST__CONFIG__ENABLE`: unknown key"),
+            "{e}"
+        );
+        assert!(!e.message().contains("max-rows"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn configs_disabled_routes_answer_404_saying_how_to_enable_them() {
+        for req in [
+            Request::get(URL).body(Body::empty()).unwrap(),
+            patch(URL, r#"{"changes":[{"kind":"reset_config","key":"a"}]}"#),
+        ] {
+            let (status, body) = call(app(false), req).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+            assert_eq!(body["error"]["code"], "not_found");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains(CONFIG_ENABLED_KEY), "{message}");
+            assert!(
+                message.contains("FLUSS_GATEWAY__REST__CONFIG__ENABLED"),
+                "{message}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn configs_router_serves_every_route_the_route_table_gives_fluss_config() {
+        let ours = gateway_core::routes::ROUTES
+            .iter()
+            .filter(|r| r.function == gateway_core::routes::FUNCTION_CONFIG);
+        let mut served = 0;
+        for route in ours {
+            let path = route.path.replace("{cluster}", "default");
+            let req = Request::builder()
+                .method(route.method)
+                .uri(path)
+                .body(Body::empty())
+                .unwrap();
+            // Disabled: reaching our handler is the "how to enable" 404, not "no such route".
+            let (status, body) = call(app(false), req).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{route:?}: {body}");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains(CONFIG_ENABLED_KEY), "{route:?}: {message}");
+            served += 1;
+        }
+        assert_eq!(served, 2, "GET and PATCH");
+    }
+
+    #[tokio::test]
+    async fn configs_cheap_checks_answer_before_touching_fluss() {
+        let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
+            (
+                "unknown query parameter",
+                Request::get(format!("{URL}?limit=3"))
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "unknown cluster",
+                Request::get("/v1/clusters/nope/configs")
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "wrong content type",
+                Request::patch(URL)
+                    .header("content-type", "text/plain")
+                    .body(Body::from("{}"))
+                    .unwrap(),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+            ),
+            (
+                "query on PATCH",
+                patch(&format!("{URL}?x=1"), r#"{"changes":[]}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "empty change list",
+                patch(URL, r#"{"changes":[]}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "POST on the route",
+                Request::post(URL).body(Body::empty()).unwrap(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+            ),
+        ];
+        for (label, req, status, code) in cases {
+            let (got, body) = call(app(true), req).await;
+            assert_eq!(got, status, "{label}: {body}");
+            assert_eq!(body["error"]["code"], code, "{label}: {body}");
+        }
+    }
+
+    #[tokio::test]
+    async fn configs_the_sample_api_gateway_event_reaches_the_describe_handler() {
+        // events/config-describe.json through lambda_http's own conversion, as in Lambda. The
+        // pool knows no cluster `default`, so reaching the handler answers 404
+        // `cluster_not_found` without any I/O.
+        let event = include_str!("../../../events/config-describe.json");
+        let req = lambda_http::request::from_str(event).unwrap();
+        let pool = Pool::new(
+            PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),
+        );
+        let options = ConfigOptions { enabled: true };
+        let state = ConfigState::new(pool, DeadlinePolicy::default(), options);
+        let app = crate::build_router(config_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let resp = app.oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+        let body: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
+        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+    }
+}

@@ -1,0 +1,282 @@
+//! The middleware every router of the gateway runs behind, and [`build_router`], which applies
+//! it. Owns the request context (request id, Lambda deadline), the access log line and the
+//! re-enveloping of the framework's own errors; refuses anything route-specific.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::http::{HeaderValue, Method};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+
+use crate::error::{Enveloped, REQUEST_ID_HEADER, error_response, framework_error};
+
+/// Default cap on request bodies: 6 MiB, the Lambda synchronous payload limit (a larger body
+/// never reaches a function in Lambda, so the standalone server should not accept it either).
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 6 * 1024 * 1024;
+
+/// What a handler knows about its request besides the request itself, inserted by
+/// [`build_router`]'s middleware. Always called `ctx`.
+#[derive(Debug, Clone)]
+pub struct RequestCtx {
+    /// Fresh UUID v4 per request, echoed in `x-request-id` and in error envelopes.
+    pub request_id: String,
+    /// Lambda's deadline for this invocation (epoch milliseconds), when running in Lambda.
+    pub lambda_deadline_ms: Option<u64>,
+}
+
+/// Wraps `routes` in the gateway's middleware, outermost first:
+///
+/// 1. request context: a fresh request id (`x-request-id` on every response), the access log
+///    line (method, route template, request id, status, elapsed ms; never bodies or secrets),
+///    and re-enveloping of any error response not rendered by [`error_response`] (the
+///    framework's 404, 405, 413, 415 and extractor rejections); a panicking handler answers
+///    500 `internal` in the envelope (the panic text stays out of the body);
+/// 2. body limit: `max_request_bytes` for extractors that read the body (413);
+/// 3. the routes, plus a fallback answering unknown paths with 404 `not_found`.
+pub fn build_router(routes: Router, max_request_bytes: usize) -> Router {
+    routes
+        .fallback(unknown_route)
+        .layer(DefaultBodyLimit::max(max_request_bytes))
+        .layer(middleware::from_fn(request_context))
+}
+
+/// 404 for a path no route serves; the request-context layer renders it in the envelope.
+async fn unknown_route() -> axum::http::StatusCode {
+    axum::http::StatusCode::NOT_FOUND
+}
+
+/// Request id, access log and error normalisation (see [`build_router`]).
+async fn request_context(mut req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let ctx = RequestCtx {
+        request_id: uuid::Uuid::new_v4().to_string(),
+        lambda_deadline_ms: req
+            .extensions()
+            .get::<lambda_http::Context>()
+            .and_then(|c| plausible_deadline(c.deadline, epoch_ms_now())),
+    };
+    let lambda_request_id = req
+        .extensions()
+        .get::<lambda_http::Context>()
+        .map(|c| c.request_id.clone())
+        .unwrap_or_default();
+    let method = req.method().clone();
+    // The template, never the raw URI: bounded cardinality and no caller data in the log.
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let request_id = ctx.request_id.clone();
+    req.extensions_mut().insert(ctx);
+
+    let response = match CatchPanic(Box::pin(next.run(req))).await {
+        Some(response) => response,
+        None => {
+            tracing::error!(request_id = %request_id, route = %route, "handler panicked");
+            error_response(
+                &gateway_core::GatewayError::internal("internal error"),
+                &request_id,
+            )
+        }
+    };
+    let response = normalise(response, &method, &request_id);
+
+    tracing::info!(
+        method = %method,
+        route = %route,
+        request_id = %request_id,
+        lambda_request_id = %lambda_request_id,
+        status = response.status().as_u16(),
+        elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "request"
+    );
+    response
+}
+
+/// Lambda's deadline if it is a real epoch instant. `cargo lambda watch` (1.9) sends its
+/// timeout itself (`600000`) instead of an instant; read as an epoch time it would expire every
+/// request at once, so anything more than a minute in the past is ignored and the configured
+/// request timeout alone applies.
+fn plausible_deadline(deadline_ms: u64, now_ms: u64) -> Option<u64> {
+    (deadline_ms.saturating_add(60_000) >= now_ms).then_some(deadline_ms)
+}
+
+fn epoch_ms_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// Resolves to `None` instead of unwinding when the wrapped future panics, so one bad request
+/// costs its caller a 500 envelope, not the connection (or, in Lambda, a bare runtime error).
+struct CatchPanic<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchPanic<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        // The future is dropped right after a panic and never polled again, so no broken
+        // invariant inside it can be observed.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Some(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(None),
+        }
+    }
+}
+
+/// Re-renders a framework error in our envelope, and stamps the request id on every response.
+fn normalise(response: Response, method: &Method, request_id: &str) -> Response {
+    let status = response.status();
+    let mut response = if (status.is_client_error() || status.is_server_error())
+        && response.extensions().get::<Enveloped>().is_none()
+    {
+        // The `Allow` header of a 405 tells the caller what would work: keep it.
+        let allow = response.headers().get(axum::http::header::ALLOW).cloned();
+        let mut rendered = error_response(&framework_error(status, method.as_str()), request_id);
+        if let Some(allow) = allow {
+            rendered
+                .headers_mut()
+                .insert(axum::http::header::ALLOW, allow);
+        }
+        rendered
+    } else {
+        response
+    };
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::{Body, to_bytes};
+    use axum::http::{Request, StatusCode};
+    use axum::routing::{get, post};
+    use tower::ServiceExt;
+
+    fn app() -> Router {
+        let routes = Router::new()
+            .route("/echo", post(|body: axum::body::Bytes| async move { body }))
+            .route("/ok", get(|| async { "ok" }));
+        build_router(routes, 16)
+    }
+
+    async fn envelope(resp: Response) -> serde_json::Value {
+        let id = resp.headers()[REQUEST_ID_HEADER]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let body: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
+        assert_eq!(body["error"]["request_id"], id.as_str(), "{body}");
+        body
+    }
+
+    #[tokio::test]
+    async fn every_response_has_a_fresh_uuid_request_id() {
+        let a = app()
+            .oneshot(Request::get("/ok").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let b = app()
+            .oneshot(Request::get("/ok").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let (a, b) = (
+            &a.headers()[REQUEST_ID_HEADER],
+            &b.headers()[REQUEST_ID_HEADER],
+        );
+        assert_ne!(a, b);
+        let parsed = uuid::Uuid::parse_str(a.to_str().unwrap()).unwrap();
+        assert_eq!(parsed.get_version_num(), 4);
+    }
+
+    #[tokio::test]
+    async fn unknown_routes_and_wrong_methods_answer_in_the_envelope() {
+        let resp = app()
+            .oneshot(Request::get("/nope").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+        assert_eq!(envelope(resp).await["error"]["code"], "not_found");
+
+        let resp = app()
+            .oneshot(Request::get("/echo").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert!(resp.headers().get("allow").is_some());
+        let body = envelope(resp).await;
+        assert_eq!(body["error"]["code"], "method_not_allowed");
+        assert_eq!(
+            body["error"]["message"],
+            "method GET is not allowed on this route"
+        );
+    }
+
+    #[test]
+    fn only_plausible_lambda_deadlines_are_used() {
+        let now = 1_796_231_613_621;
+        assert_eq!(plausible_deadline(now + 3_000, now), Some(now + 3_000));
+        // Just expired: a real deadline, the request fails fast with `timeout`.
+        assert_eq!(plausible_deadline(now - 10, now), Some(now - 10));
+        // cargo lambda watch's relative value.
+        assert_eq!(plausible_deadline(600_000, now), None);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_500_internal_without_the_panic_text() {
+        let routes = Router::new().route(
+            "/boom",
+            get(|| async {
+                if true {
+                    panic!("secret detail");
+                }
+                "unreachable"
+            }),
+        );
+        let resp = build_router(routes, 16)
+            .oneshot(Request::get("/boom").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = envelope(resp).await;
+        assert_eq!(body["error"]["code"], "internal");
+        assert!(!body.to_string().contains("secret detail"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn bodies_over_the_limit_answer_413_limit_exceeded() {
+        let resp = app()
+            .oneshot(
+                Request::post("/echo")
+                    .body(Body::from(vec![b'x'; 17]))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(envelope(resp).await["error"]["code"], "limit_exceeded");
+        let resp = app()
+            .oneshot(
+                Request::post("/echo")
+                    .body(Body::from(vec![b'x'; 16]))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+    }
+}

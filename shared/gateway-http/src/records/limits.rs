@@ -1,0 +1,147 @@
+//! Limits of the write route, read from the configuration map (`gateway.rest.write.*`, dotted or
+//! environment form). Other keys are left to their owners; an unknown key under
+//! `gateway.rest.write.` is an error, so a typo cannot silently keep a default.
+
+use std::collections::BTreeMap;
+
+use fluss_pool::config::{env_var_name, parse_size};
+use gateway_core::GatewayError;
+
+use crate::middleware::DEFAULT_MAX_REQUEST_BYTES;
+
+/// `gateway.rest.write.max-rows` (upstream key): entries per request.
+pub const MAX_ROWS_KEY: &str = "gateway.rest.write.max-rows";
+/// `gateway.rest.write.max-request-bytes` (upstream key): body bytes per request.
+pub const MAX_REQUEST_BYTES_KEY: &str = "gateway.rest.write.max-request-bytes";
+/// `gateway.rest.write.max-concurrent-requests` (upstream key): writes in flight per container.
+pub const MAX_CONCURRENT_KEY: &str = "gateway.rest.write.max-concurrent-requests";
+/// Default max rows (as the Fluss Gateway).
+pub const DEFAULT_MAX_ROWS: usize = 10_000;
+/// Default concurrent writes (as the Fluss Gateway); a Lambda container serves one at a time,
+/// the standalone server many.
+pub const DEFAULT_MAX_CONCURRENT: usize = 64;
+
+const NAMESPACE: &str = "gateway.rest.write.";
+
+/// Limits of `POST …/records`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteLimits {
+    /// More entries → 413 `limit_exceeded`.
+    pub max_rows: usize,
+    /// A larger body → 413 `limit_exceeded` (default 6 MiB, the Lambda payload limit).
+    pub max_request_bytes: usize,
+    /// Writes in flight beyond this → 429 `resource_exhausted`.
+    pub max_concurrent: usize,
+}
+
+impl Default for WriteLimits {
+    fn default() -> Self {
+        WriteLimits {
+            max_rows: DEFAULT_MAX_ROWS,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            max_concurrent: DEFAULT_MAX_CONCURRENT,
+        }
+    }
+}
+
+impl WriteLimits {
+    /// Reads the limits from `map`; every problem is reported at once, by key.
+    pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
+        let mut limits = WriteLimits::default();
+        let mut problems = Vec::new();
+        let known = [MAX_ROWS_KEY, MAX_REQUEST_BYTES_KEY, MAX_CONCURRENT_KEY];
+        let env_namespace = env_var_name(NAMESPACE.trim_end_matches('.')) + "__";
+        for name in map.keys() {
+            let ours = name.starts_with(NAMESPACE) || name.starts_with(&env_namespace);
+            let listed = known.iter().any(|k| name == k || *name == env_var_name(k));
+            if ours && !listed {
+                problems.push(format!("`{name}`: unknown key"));
+            }
+        }
+        for (key, slot, is_size) in [
+            (MAX_ROWS_KEY, &mut limits.max_rows, false),
+            (MAX_REQUEST_BYTES_KEY, &mut limits.max_request_bytes, true),
+            (MAX_CONCURRENT_KEY, &mut limits.max_concurrent, false),
+        ] {
+            let env = env_var_name(key);
+            for (name, value) in [(key, map.get(key)), (env.as_str(), map.get(&env))] {
+                let Some(value) = value else { continue };
+                let parsed = if is_size {
+                    parse_size(value).and_then(|n| usize::try_from(n).map_err(|e| e.to_string()))
+                } else {
+                    value.trim().parse::<usize>().map_err(|e| e.to_string())
+                };
+                match parsed {
+                    Ok(0) => problems.push(format!("`{name}`: must be greater than 0")),
+                    Ok(n) => *slot = n,
+                    Err(e) => problems.push(format!("`{name}`: {e}")),
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(limits)
+        } else {
+            Err(GatewayError::invalid(format!(
+                "invalid write configuration: {}",
+                problems.join("; ")
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_and_both_key_forms() {
+        assert_eq!(
+            WriteLimits::from_map(&map(&[("PATH", "/bin")])).unwrap(),
+            WriteLimits::default()
+        );
+        let l = WriteLimits::from_map(&map(&[
+            ("FLUSS_GATEWAY__REST__WRITE__MAX_ROWS", "5"),
+            ("gateway.rest.write.max-request-bytes", "1mb"),
+            ("FLUSS_GATEWAY__REST__WRITE__MAX_CONCURRENT_REQUESTS", "2"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            l,
+            WriteLimits {
+                max_rows: 5,
+                max_request_bytes: 1024 * 1024,
+                max_concurrent: 2
+            }
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_by_key() {
+        let e = WriteLimits::from_map(&map(&[
+            ("gateway.rest.write.max-rows", "0"),
+            ("FLUSS_GATEWAY__REST__WRITE__MAX_ROWZ", "1"),
+            ("gateway.rest.write.max-concurrent-requests", "many"),
+        ]))
+        .unwrap_err();
+        let m = e.message();
+        assert!(
+            m.contains("`gateway.rest.write.max-rows`: must be greater than 0"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`FLUSS_GATEWAY__REST__WRITE__MAX_ROWZ`: unknown key"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`gateway.rest.write.max-concurrent-requests`"),
+            "{m}"
+        );
+    }
+}

@@ -1,0 +1,396 @@
+//! `POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records`: batch writes with
+//! per-entry outcomes, wire-compatible with the Fluss Gateway 1.0.
+//!
+//! The handler runs the cheap checks first (query string, content type, `Accept`, body size,
+//! body shape, row count, concurrency gate), then hands the batch to [`batch::write_batch`]
+//! through `Pool::with_table`, which retries once on a refreshed table when the cached one
+//! turns out to have been dropped and recreated.
+
+mod batch;
+pub mod limits;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Extension, Json};
+use fluss::metadata::TablePath;
+use fluss_pool::{DeadlinePolicy, Identity, Pool};
+use gateway_core::routes::RECORDS;
+use gateway_core::wire::{WriteRequest, WriteResponse};
+use gateway_core::{ErrorCode, GatewayError};
+use tokio::sync::Semaphore;
+
+use crate::checks::{ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::error::error_response;
+use crate::middleware::RequestCtx;
+pub use limits::WriteLimits;
+
+/// Everything the write route shares across requests; built once per container.
+#[derive(Clone)]
+pub struct WriteState {
+    pool: Pool,
+    deadlines: DeadlinePolicy,
+    limits: WriteLimits,
+    /// Writes in flight; a full gate answers 429 instead of queueing behind the deadline.
+    gate: Arc<Semaphore>,
+}
+
+impl WriteState {
+    /// State over `pool`, with request deadlines from `deadlines` and the route's `limits`.
+    pub fn new(pool: Pool, deadlines: DeadlinePolicy, limits: WriteLimits) -> Self {
+        WriteState {
+            pool,
+            deadlines,
+            limits,
+            gate: Arc::new(Semaphore::new(limits.max_concurrent)),
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> WriteLimits {
+        self.limits
+    }
+}
+
+/// The write route family. Wrap it with [`crate::build_router`] to serve it.
+pub fn write_routes(state: WriteState) -> Router {
+    let max_bytes = state.limits.max_request_bytes;
+    Router::new()
+        .route(RECORDS, post(write_records))
+        .layer(DefaultBodyLimit::max(max_bytes))
+        .with_state(state)
+}
+
+/// Path parameters of the records route.
+#[derive(Debug, serde::Deserialize)]
+struct TableParams {
+    cluster: String,
+    database: String,
+    table: String,
+}
+
+async fn write_records(
+    State(state): State<WriteState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_write(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_write(
+    state: &WriteState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    let started = Instant::now();
+    ensure_no_query(uri)?;
+    ensure_json_content_type(headers)?;
+    ensure_accepts_json(headers)?;
+    let body = body.map_err(body_error)?;
+    let req = WriteRequest::from_json_slice(&body)?;
+    ensure_row_limit(&req, state.limits.max_rows)?;
+    let _permit = state.gate.clone().try_acquire_owned().map_err(|_| {
+        GatewayError::new(
+            ErrorCode::ResourceExhausted,
+            "too many concurrent write requests; retry later",
+        )
+    })?;
+    // Before any I/O: an unknown cluster is a 404 without touching Fluss.
+    state.pool.cluster(&params.cluster)?;
+    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
+    let path = TablePath::new(params.database.clone(), params.table.clone());
+    let outcomes = write_to_table(state, params, &path, &req, &deadline).await?;
+    let response = WriteResponse::from_outcomes(outcomes);
+    // One line per request, never per row; no row values.
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %path,
+        rows = response.row_count,
+        successes = response.success_count,
+        failures = response.error_count,
+        elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "write"
+    );
+    Ok((StatusCode::OK, Json(response)).into_response())
+}
+
+/// Runs the batch on the cached table, retried once on a refreshed handle when the cached one
+/// proved stale (dropped and recreated); a missing table is told apart from a missing database.
+async fn write_to_table(
+    state: &WriteState,
+    params: &TableParams,
+    path: &TablePath,
+    req: &WriteRequest,
+    deadline: &fluss_pool::Deadline,
+) -> Result<Vec<batch::Outcome>, GatewayError> {
+    let outcomes = state
+        .pool
+        .with_table(
+            &params.cluster,
+            &Identity::Service,
+            path,
+            deadline,
+            |conn, handle| async move { batch::write_batch(&conn, &handle, req, deadline).await },
+        )
+        .await;
+    match outcomes {
+        Err(e) if e.code() == ErrorCode::TableNotFound => {
+            Err(refine_not_found(state, params, deadline, e).await)
+        }
+        other => other,
+    }
+}
+
+/// A missing table may be a missing database: say which (404 `database_not_found`), as the
+/// Fluss Gateway does. Any failure of the extra check keeps the original error.
+async fn refine_not_found(
+    state: &WriteState,
+    params: &TableParams,
+    deadline: &fluss_pool::Deadline,
+    not_found: GatewayError,
+) -> GatewayError {
+    let Ok(conn) = state
+        .pool
+        .connection(&params.cluster, &Identity::Service, deadline)
+        .await
+    else {
+        return not_found;
+    };
+    let Ok(admin) = conn.admin() else {
+        return not_found;
+    };
+    match conn
+        .call(
+            deadline,
+            "checking the database",
+            admin.database_exists(&params.database),
+        )
+        .await
+    {
+        Ok(false) => GatewayError::new(
+            ErrorCode::DatabaseNotFound,
+            format!("database `{}` does not exist", params.database),
+        ),
+        _ => not_found,
+    }
+}
+
+/// 413 `limit_exceeded` for more than `max_rows` entries.
+fn ensure_row_limit(req: &WriteRequest, max_rows: usize) -> Result<(), GatewayError> {
+    if req.entries.len() > max_rows {
+        return Err(GatewayError::limit(format!(
+            "the request has {} entries; at most {max_rows} are allowed",
+            req.entries.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The body could not be read: too large (413) or cut off (400).
+fn body_error(rejection: BytesRejection) -> GatewayError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        GatewayError::limit("the request body is too large")
+    } else {
+        GatewayError::invalid("the request body could not be read")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use fluss_pool::PoolConfig;
+    use fluss_pool::config::ClusterConfig;
+    use tower::ServiceExt;
+
+    const URL: &str = "/v1/clusters/default/databases/db/tables/t/records";
+
+    /// A router over a cluster nobody listens on: every test here must answer before any I/O.
+    fn app(limits: WriteLimits) -> Router {
+        let pool = Pool::new(
+            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
+        );
+        let state = WriteState::new(pool, DeadlinePolicy::default(), limits);
+        crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {
+        let resp = app.oneshot(req).await.unwrap();
+        let status = resp.status();
+        let id = resp.headers()["x-request-id"].to_str().unwrap().to_owned();
+        let body: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
+        assert_eq!(body["error"]["request_id"], id.as_str(), "{body}");
+        (status, body)
+    }
+
+    fn post_json(url: &str, body: &str) -> Request<Body> {
+        Request::post(url)
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    }
+
+    const ONE_ROW: &str = r#"{"entries":[{"id":"e1","upsert":{"id":1}}]}"#;
+
+    #[tokio::test]
+    async fn cheap_checks_answer_before_touching_fluss() {
+        let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
+            (
+                "wrong content type",
+                Request::post(URL)
+                    .header("content-type", "text/plain")
+                    .body(Body::from(ONE_ROW))
+                    .unwrap(),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+            ),
+            (
+                "query string",
+                post_json(&format!("{URL}?x=1"), ONE_ROW),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "unknown field",
+                post_json(URL, r#"{"entries":[],"bogus":1}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "unknown cluster",
+                post_json("/v1/clusters/nope/databases/db/tables/t/records", ONE_ROW),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "GET on the route",
+                Request::get(URL).body(Body::empty()).unwrap(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+            ),
+            (
+                "JSON not acceptable",
+                Request::post(URL)
+                    .header("content-type", "application/json")
+                    .header("accept", "text/html")
+                    .body(Body::from(ONE_ROW))
+                    .unwrap(),
+                StatusCode::NOT_ACCEPTABLE,
+                "not_acceptable",
+            ),
+        ];
+        for (label, req, status, code) in cases {
+            let (got, body) = call(app(WriteLimits::default()), req).await;
+            assert_eq!(got, status, "{label}: {body}");
+            assert_eq!(body["error"]["code"], code, "{label}: {body}");
+        }
+    }
+
+    #[tokio::test]
+    async fn too_many_rows_and_too_large_bodies_are_413() {
+        let limits = WriteLimits {
+            max_rows: 2,
+            max_request_bytes: 200,
+            ..WriteLimits::default()
+        };
+        let three =
+            r#"{"entries":[{"id":"a","upsert":{}},{"id":"b","upsert":{}},{"id":"c","upsert":{}}]}"#;
+        let (status, body) = call(app(limits), post_json(URL, three)).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+        assert_eq!(body["error"]["code"], "limit_exceeded");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("at most 2")
+        );
+
+        let big = format!(
+            r#"{{"entries":[{{"id":"{}","upsert":{{}}}}]}}"#,
+            "x".repeat(300)
+        );
+        let (status, body) = call(app(limits), post_json(URL, &big)).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+        assert_eq!(body["error"]["code"], "limit_exceeded");
+    }
+
+    #[tokio::test]
+    async fn the_sample_api_gateway_event_reaches_the_write_handler() {
+        // events/write-upsert.json through lambda_http's own conversion, as in Lambda. The pool
+        // knows no cluster `default`, so reaching the handler with a valid body answers 404
+        // `cluster_not_found` without any I/O.
+        let event = include_str!("../../../../events/write-upsert.json");
+        let req = lambda_http::request::from_str(event).unwrap();
+        let pool = Pool::new(
+            PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),
+        );
+        let state = WriteState::new(pool, DeadlinePolicy::default(), WriteLimits::default());
+        let app = crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let resp = app.oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+        let body: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
+        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+    }
+
+    #[tokio::test]
+    async fn the_router_serves_every_write_route_of_the_route_table() {
+        use gateway_core::routes::{FUNCTION_WRITE, routes_of};
+        let manifest = include_str!("../../../../Cargo.toml");
+        for route in routes_of(FUNCTION_WRITE) {
+            let url = route
+                .path
+                .replace("{cluster}", "nope")
+                .replace("{database}", "db")
+                .replace("{table}", "t");
+            let req = Request::builder()
+                .method(route.method)
+                .uri(url)
+                .header("content-type", "application/json")
+                .body(Body::from(ONE_ROW))
+                .unwrap();
+            // Reaching the handler: the (unconfigured) cluster is the first thing it rejects.
+            let (status, body) = call(app(WriteLimits::default()), req).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{route:?}: {body}");
+            assert_eq!(body["error"]["code"], "cluster_not_found", "{route:?}");
+            // `make run` (cargo lambda watch) maps the public path to this function.
+            let mapping = format!("\"{}\" = \"{FUNCTION_WRITE}\"", route.path);
+            assert!(manifest.contains(&mapping), "Cargo.toml lacks {mapping}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_concurrency_gate_answers_429_with_retry_after() {
+        let pool = Pool::new(
+            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
+        );
+        let limits = WriteLimits {
+            max_concurrent: 1,
+            ..WriteLimits::default()
+        };
+        let state = WriteState::new(pool, DeadlinePolicy::default(), limits);
+        let _held = state.gate.clone().try_acquire_owned().unwrap();
+        let app = crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let resp = app.oneshot(post_json(URL, ONE_ROW)).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(resp.headers()["retry-after"], "1");
+    }
+}

@@ -1,0 +1,310 @@
+//! Single-core throughput of the write-path codec: parse one JSON write request of many rows
+//! (`WriteRequest::from_json_slice`), decode every row into a Fluss row (`RowCodec::decode_full`)
+//! and, as an extra, encode rows back to JSON (`RowCodec::encode`, the lookup path).
+//!
+//! A benchmark, not a test: it asserts nothing beyond "every row decodes" and prints rows/s, the
+//! median of several timed runs after one warm-up. Rows are deterministic pseudo-random values of
+//! a 10-column mixed-type primary-key table, so runs on different machines compare like for like.
+//!
+//! ```text
+//! cargo run --release -p integration-tests --bin decode-bench [-- ROWS [RUNS]]
+//! ```
+//!
+//! ROWS defaults to 100000 and RUNS to 5; a smaller ROWS suits profilers such as callgrind.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use fluss::metadata::{DataTypes, RowType};
+use fluss::row::GenericRow;
+use gateway_core::codec::{RowCodec, RowRef};
+use gateway_core::types::parse_column_type;
+use gateway_core::wire::WriteRequest;
+use serde_json::{Map, Value, json};
+
+const DEFAULT_ROWS: usize = 100_000;
+const DEFAULT_RUNS: usize = 5;
+/// The project's performance target for decoding on one core.
+const TARGET_DECODE_ROWS_PER_SEC: f64 = 300_000.0;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("decode-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let rows = count_arg(args.next(), DEFAULT_ROWS, "ROWS")?;
+    let runs = count_arg(args.next(), DEFAULT_RUNS, "RUNS")?;
+
+    let codec = bench_codec()?;
+    let body = request_body(rows)?;
+    println!(
+        "decode-bench: {rows} rows x 10 columns, body {:.1} MiB, median of {runs} runs (1 warm-up), one thread",
+        body.len() as f64 / (1024.0 * 1024.0)
+    );
+
+    // Every phase gets one untimed warm-up so page faults of the first allocation of ~100 MB and
+    // cold caches are not billed to the first timed run.
+    let parse_time = median_of(runs, || {
+        let start = Instant::now();
+        let request = parse(&body)?;
+        let elapsed = start.elapsed();
+        // Dropping 100k JSON maps is not parsing; keep it out of the timed section.
+        drop(black_box(request));
+        Ok(elapsed)
+    })?;
+
+    let request = parse(&body)?;
+    let decode_time = median_of(runs, || {
+        let start = Instant::now();
+        let decoded = decode_all(&codec, &request)?;
+        let elapsed = start.elapsed();
+        drop(black_box(decoded));
+        Ok(elapsed)
+    })?;
+
+    let both_time = median_of(runs, || {
+        let start = Instant::now();
+        let request = parse(&body)?;
+        let decoded = decode_all(&codec, &request)?;
+        let elapsed = start.elapsed();
+        drop(black_box((request, decoded)));
+        Ok(elapsed)
+    })?;
+
+    let decoded = decode_all(&codec, &request)?;
+    let encode_time = median_of(runs, || {
+        let start = Instant::now();
+        let mut encoded = Vec::with_capacity(decoded.len());
+        for row in &decoded {
+            encoded.push(codec.encode(row).map_err(|e| format!("encode: {e}"))?);
+        }
+        let elapsed = start.elapsed();
+        drop(black_box(encoded));
+        Ok(elapsed)
+    })?;
+
+    report("parse", rows, parse_time);
+    report("decode", rows, decode_time);
+    report("parse+decode", rows, both_time);
+    report("encode (row → JSON object)", rows, encode_time);
+    let decode_rate = rate(rows, decode_time);
+    let verdict = if decode_rate >= TARGET_DECODE_ROWS_PER_SEC {
+        "met"
+    } else {
+        "NOT met"
+    };
+    println!(
+        "target: decode >= {:.0} rows/s on one core: {verdict}",
+        TARGET_DECODE_ROWS_PER_SEC
+    );
+    Ok(())
+}
+
+fn count_arg(arg: Option<String>, default: usize, name: &str) -> Result<usize, String> {
+    match arg {
+        None => Ok(default),
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!("{name} must be a positive integer, got `{text}`")),
+        },
+    }
+}
+
+fn parse(body: &[u8]) -> Result<WriteRequest, String> {
+    WriteRequest::from_json_slice(black_box(body)).map_err(|e| format!("parse: {e}"))
+}
+
+fn decode_all(
+    codec: &RowCodec,
+    request: &WriteRequest,
+) -> Result<Vec<GenericRow<'static>>, String> {
+    let mut out = Vec::with_capacity(request.entries.len());
+    for entry in &request.entries {
+        let row = codec
+            .decode_full(RowRef::Entry(&entry.id), black_box(&entry.row))
+            .map_err(|e| format!("decode: {e}"))?;
+        out.push(row);
+    }
+    Ok(out)
+}
+
+/// Runs `timed` once to warm up, then `runs` times, and returns the median duration.
+fn median_of(
+    runs: usize,
+    mut timed: impl FnMut() -> Result<Duration, String>,
+) -> Result<Duration, String> {
+    timed()?;
+    let mut times = (0..runs).map(|_| timed()).collect::<Result<Vec<_>, _>>()?;
+    times.sort_unstable();
+    Ok(times[times.len() / 2])
+}
+
+fn rate(rows: usize, elapsed: Duration) -> f64 {
+    rows as f64 / elapsed.as_secs_f64()
+}
+
+fn report(phase: &str, rows: usize, elapsed: Duration) {
+    println!(
+        "{phase:<28} {:>12.0} rows/s  ({:>8.2} ms, {:>6.2} µs/row)",
+        rate(rows, elapsed),
+        elapsed.as_secs_f64() * 1e3,
+        elapsed.as_secs_f64() * 1e6 / rows as f64
+    );
+}
+
+/// The benchmark table: one column of each type the brief names, keyed by `id`.
+fn bench_codec() -> Result<RowCodec, String> {
+    let columns = [
+        ("id", json!("BIGINT"), false),
+        ("qty", json!("INT"), true),
+        ("name", json!("STRING"), true),
+        (
+            "price",
+            json!({"type": "DECIMAL", "precision": 18, "scale": 4}),
+            true,
+        ),
+        ("score", json!("DOUBLE"), true),
+        ("active", json!("BOOLEAN"), true),
+        ("day", json!("DATE"), true),
+        (
+            "updated",
+            json!({"type": "TIMESTAMP_LTZ", "precision": 3}),
+            true,
+        ),
+        ("payload", json!("BYTES"), true),
+        (
+            "tags",
+            json!({"type": "ARRAY", "element_type": {"type": "STRING"}}),
+            true,
+        ),
+    ];
+    let fields = columns
+        .iter()
+        .map(|(name, ty, nullable)| {
+            parse_column_type(name, ty, *nullable)
+                .map(|dt| DataTypes::field(*name, dt))
+                .map_err(|e| format!("schema: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    RowCodec::from_parts(1, 1, RowType::new(fields), &["id".to_owned()], &[])
+        .map_err(|e| format!("codec: {e}"))
+}
+
+/// splitmix64: tiny, fast and good enough to vary values; no crate needed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (modulo bias is irrelevant here).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// True once in `n` draws: the rate of nulls in nullable columns.
+    fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+
+    fn text(&mut self, min: u64, max: u64) -> String {
+        const ALPHABET: &[u8] =
+            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-";
+        let len = min + self.below(max - min + 1);
+        (0..len)
+            .map(|_| char::from(ALPHABET[self.below(ALPHABET.len() as u64) as usize]))
+            .collect()
+    }
+}
+
+/// One JSON body of `rows` upserts, as a client would send it.
+fn request_body(rows: usize) -> Result<Vec<u8>, String> {
+    let mut rng = Rng(0x5EED_F1A5);
+    let entries: Vec<Value> = (0..rows)
+        .map(|i| json!({ "id": format!("r{i}"), "upsert": Value::Object(row(&mut rng, i)) }))
+        .collect();
+    serde_json::to_vec(&json!({ "entries": entries })).map_err(|e| format!("body: {e}"))
+}
+
+fn row(rng: &mut Rng, i: usize) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(i as i64 * 7919 + 1));
+    let qty = rng.below(2_000_000) as i64 - 1_000_000;
+    m.insert("qty".into(), nullable(rng, json!(qty)));
+    let name = rng.text(5, 30);
+    m.insert("name".into(), nullable(rng, json!(name)));
+    let price = format!(
+        "{}{}.{:04}",
+        if rng.one_in(4) { "-" } else { "" },
+        rng.below(100_000_000_000_000),
+        rng.below(10_000)
+    );
+    m.insert("price".into(), nullable(rng, json!(price)));
+    let score = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6;
+    m.insert("score".into(), nullable(rng, json!(score)));
+    let active = rng.one_in(2);
+    m.insert("active".into(), nullable(rng, json!(active)));
+    let day = format!(
+        "{:04}-{:02}-{:02}",
+        1970 + rng.below(70),
+        1 + rng.below(12),
+        1 + rng.below(28)
+    );
+    m.insert("day".into(), nullable(rng, json!(day)));
+    let updated = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        2000 + rng.below(40),
+        1 + rng.below(12),
+        1 + rng.below(28),
+        rng.below(24),
+        rng.below(60),
+        rng.below(60),
+        rng.below(1000)
+    );
+    m.insert("updated".into(), nullable(rng, json!(updated)));
+    let payload: Vec<u8> = (0..8 + rng.below(57)).map(|_| rng.next() as u8).collect();
+    m.insert("payload".into(), nullable(rng, json!(base64(&payload))));
+    let tags: Vec<Value> = (0..rng.below(6)).map(|_| json!(rng.text(2, 12))).collect();
+    m.insert("tags".into(), nullable(rng, Value::Array(tags)));
+    m
+}
+
+/// Nullable columns are null about 2% of the time, so the null path is exercised but rare.
+fn nullable(rng: &mut Rng, v: Value) -> Value {
+    if rng.one_in(50) { Value::Null } else { v }
+}
+
+/// Standard padded base64, the form the gateway accepts for BYTES.
+fn base64(data: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (k, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if k <= chunk.len() {
+                out.push(char::from(TABLE[(n >> shift) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,312 @@
+//! Overhead of the write route over direct fluss-rs writes, same run, same table, same pooled
+//! connection and writer settings, on the running local stack:
+//!
+//! - (a) throughput: batches of ROWS upserts through the cached `UpsertWriter` (rows built
+//!   directly) vs the production router in-process (`build_router(write_routes(..))`, `oneshot`)
+//!   with ROWS-entry JSON bodies; rows/s for both and the ratio (goal ≥ 0.9);
+//! - (b) latency of single-row writes, p50/p99 for both (goal: overhead ≤ 1 ms at p50);
+//! - (c) with ADDR (`127.0.0.1:9000`, e.g. `cargo lambda watch --release`), the same requests
+//!   over HTTP to that gateway as a third column (the runtime API loop's overhead).
+//!
+//! ```text
+//! cargo run --release -p integration-tests --features bench --bin write-bench [-- ROWS BATCHES SINGLES [ADDR]]
+//! ```
+//!
+//! Defaults: 1000 rows per batch, 30 batches, 500 single-row writes (each after 10% warm-up).
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::Request;
+use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
+use fluss::row::{Datum, GenericRow};
+use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
+use gateway_http::{WriteLimits, WriteState, build_router, write_routes};
+use integration_tests::{Stack, unique_name};
+use serde_json::json;
+use tower::ServiceExt;
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("write-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn arg(n: usize, default: usize) -> Result<usize, String> {
+    match std::env::args().nth(n) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|e| format!("argument {n} `{v}`: {e}")),
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let (rows, batches, singles) = (arg(1, 1000)?, arg(2, 30)?, arg(3, 500)?);
+    let stack = Stack::load();
+    let map: BTreeMap<String, String> = [
+        "FLUSS_GATEWAY__CLUSTERS",
+        "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS",
+    ]
+    .iter()
+    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
+    .collect();
+    let pool = Pool::new(PoolConfig::from_map(&map).map_err(|e| e.to_string())?);
+    let path = TablePath::new("write_bench".to_owned(), unique_name("users"));
+    create_table(&pool, &path).await?;
+    let (_, handle) = pool
+        .table("default", &Identity::Service, &path, &deadline())
+        .await
+        .map_err(|e| e.to_string())?;
+    let limits = WriteLimits {
+        max_rows: rows.max(1),
+        max_request_bytes: 64 * 1024 * 1024,
+        ..WriteLimits::default()
+    };
+    let router = build_router(
+        write_routes(WriteState::new(pool, DeadlinePolicy::default(), limits)),
+        limits.max_request_bytes,
+    );
+    let url = format!(
+        "/v1/clusters/default/databases/{}/tables/{}/records",
+        path.database(),
+        path.table()
+    );
+    println!(
+        "write-bench: table {path}, {rows} rows/batch x {batches} batches, {singles} single-row writes"
+    );
+
+    let warm = |n: usize| (n / 10).max(1);
+    let direct_batch =
+        time_each(warm(batches), batches, |i| direct(&handle, i * rows, rows)).await?;
+    let http_batch = time_each(warm(batches), batches, |i| {
+        via_router(&router, &url, i * rows, rows)
+    })
+    .await?;
+    let direct_single = time_each(warm(singles), singles, |i| direct(&handle, i, 1)).await?;
+    let http_single =
+        time_each(warm(singles), singles, |i| via_router(&router, &url, i, 1)).await?;
+
+    let remote = match std::env::args().nth(4) {
+        None => None,
+        Some(addr) => {
+            let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("ADDR: {e}"))?;
+            let batch = time_each(warm(batches), batches, |i| {
+                over_http(addr, &url, i * rows, rows)
+            })
+            .await?;
+            let single = time_each(warm(singles), singles, |i| over_http(addr, &url, i, 1)).await?;
+            Some((batch, single))
+        }
+    };
+
+    let rate = |times: &[Duration]| {
+        let total: Duration = times.iter().sum();
+        (rows * times.len()) as f64 / total.as_secs_f64()
+    };
+    let (d_rate, h_rate) = (rate(&direct_batch), rate(&http_batch));
+    let (d50, d99) = (pct(&direct_single, 50), pct(&direct_single, 99));
+    let (h50, h99) = (pct(&http_single, 50), pct(&http_single, 99));
+    println!("| measure | direct fluss-rs | write handler | ratio / overhead |");
+    println!("|---|---|---|---|");
+    println!(
+        "| {rows}-row batches, rows/s | {d_rate:.0} | {h_rate:.0} | {:.2} (goal ≥ 0.9) |",
+        h_rate / d_rate
+    );
+    println!(
+        "| single row p50 | {:.2} ms | {:.2} ms | {:+.2} ms (goal ≤ 1 ms) |",
+        ms(d50),
+        ms(h50),
+        ms(h50) - ms(d50)
+    );
+    println!(
+        "| single row p99 | {:.2} ms | {:.2} ms | {:+.2} ms |",
+        ms(d99),
+        ms(h99),
+        ms(h99) - ms(d99)
+    );
+    if let Some((batch, single)) = &remote {
+        println!(
+            "| over HTTP (ADDR): {rows}-row batches {:.0} rows/s ({:.2} of direct); single row p50 {:.2} ms ({:+.2} ms), p99 {:.2} ms |",
+            rate(batch),
+            rate(batch) / d_rate,
+            ms(pct(single, 50)),
+            ms(pct(single, 50)) - ms(d50),
+            ms(pct(single, 99))
+        );
+    }
+    Ok(())
+}
+
+fn deadline() -> Deadline {
+    Deadline::after(Duration::from_secs(30))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn pct(times: &[Duration], p: usize) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    let i = (sorted.len() * p / 100).min(sorted.len().saturating_sub(1));
+    sorted.get(i).copied().unwrap_or_default()
+}
+
+/// Runs `op(i)` `warmup` times untimed, then `n` times timed.
+async fn time_each<F, Fut>(warmup: usize, n: usize, op: F) -> Result<Vec<Duration>, String>
+where
+    F: Fn(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    for i in 0..warmup {
+        op(n + i).await?;
+    }
+    let mut times = Vec::with_capacity(n);
+    for i in 0..n {
+        let started = Instant::now();
+        op(i).await?;
+        times.push(started.elapsed());
+    }
+    Ok(times)
+}
+
+/// `count` upserts through the cached writer, every ack awaited (what the handler does, minus
+/// HTTP and JSON).
+async fn direct(handle: &Arc<TableHandle>, first: usize, count: usize) -> Result<(), String> {
+    let writer = handle.upsert_writer().map_err(|e| e.to_string())?;
+    let mut acks = Vec::with_capacity(count);
+    for k in first..first + count {
+        let mut row = GenericRow::new(3);
+        row.set_field(0, Datum::Int32(key(k)));
+        row.set_field(1, Datum::String(format!("name-{k}").into()));
+        row.set_field(2, Datum::Int64(k as i64 * 7));
+        acks.push(writer.upsert(&row).map_err(|e| e.to_string())?);
+    }
+    for ack in acks {
+        tokio::time::timeout(Duration::from_secs(30), ack)
+            .await
+            .map_err(|_| "ack timed out".to_owned())?
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The same rows as a JSON body through the production router.
+async fn via_router(
+    router: &axum::Router,
+    url: &str,
+    first: usize,
+    count: usize,
+) -> Result<(), String> {
+    let body = request_body(first, count);
+    let req = Request::post(url)
+        .header("content-type", "application/json")
+        .body(Body::from(body))
+        .map_err(|e| e.to_string())?;
+    let resp = router
+        .clone()
+        .oneshot(req)
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), 16 * 1024 * 1024)
+        .await
+        .map_err(|e| e.to_string())?;
+    let answer: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    if !status.is_success() || answer["error_count"] != 0 {
+        return Err(format!("write failed: {status} {answer}"));
+    }
+    Ok(())
+}
+
+/// The same body as [`via_router`], sent over HTTP/1.1 (one connection per request, as a
+/// Lambda behind API Gateway sees them).
+async fn over_http(
+    addr: std::net::SocketAddr,
+    url: &str,
+    first: usize,
+    count: usize,
+) -> Result<(), String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = request_body(first, count);
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .map_err(|e| e.to_string())?;
+    let head = format!(
+        "POST {url} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream
+        .write_all(head.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    stream
+        .write_all(body.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut raw))
+        .await
+        .map_err(|_| "no answer within 60 s".to_owned())?
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&raw);
+    if !text.starts_with("HTTP/1.1 200") || !text.contains("\"error_count\":0") {
+        return Err(format!(
+            "write failed: {}",
+            text.lines().next().unwrap_or("")
+        ));
+    }
+    Ok(())
+}
+
+fn request_body(first: usize, count: usize) -> String {
+    let entries: Vec<_> = (first..first + count)
+        .map(|k| {
+            json!({"id": format!("e{k}"), "upsert": {"id": key(k), "name": format!("name-{k}"), "score": (k as i64 * 7).to_string()}})
+        })
+        .collect();
+    json!({ "entries": entries }).to_string()
+}
+
+fn key(k: usize) -> i32 {
+    i32::try_from(k % 1_000_000).unwrap_or(0)
+}
+
+async fn create_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
+    let d = deadline();
+    let conn = pool
+        .connection("default", &Identity::Service, &d)
+        .await
+        .map_err(|e| e.to_string())?;
+    let admin = conn.admin().map_err(|e| e.to_string())?;
+    conn.call(
+        &d,
+        "create database",
+        admin.create_database(path.database(), None, true),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("name", DataTypes::string())
+        .column("score", DataTypes::bigint())
+        .primary_key(vec!["id"])
+        .and_then(|b| b.build())
+        .map_err(|e| e.to_string())?;
+    let desc = TableDescriptor::builder()
+        .schema(schema)
+        .distributed_by(Some(1), vec![])
+        .build()
+        .map_err(|e| e.to_string())?;
+    conn.call(&d, "create table", admin.create_table(path, &desc, false))
+        .await
+        .map_err(|e| e.to_string())
+}

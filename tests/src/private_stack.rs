@@ -1,0 +1,215 @@
+//! A PRIVATE Fluss cluster for disruptive tests (SIGSTOP, kill, cluster-wide config changes): its
+//! own temporary stack folder and free ports, stopped by a Drop guard whatever the outcome.
+//!
+//! Disruptive tests must never touch the shared stack other tests run against, so each one starts
+//! a cluster of its own through `infra/local/stack.py` with `FLUSS_STACK_DIR` pointed elsewhere.
+//! One implementation here serves every test binary (pool, write and config tests).
+
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use crate::Stack;
+
+/// Port variables of `infra/local/stack.py`; fixed so a restart keeps the client addresses.
+const PORT_VARS: [&str; 8] = [
+    "FLUSS_ZK_PORT",
+    "FLUSS_CS_INTERNAL_PORT",
+    "FLUSS_CS_SASL_PORT",
+    "FLUSS_CS_PLAIN_PORT",
+    "FLUSS_TS_INTERNAL_PORT",
+    "FLUSS_TS_SASL_PORT",
+    "FLUSS_TS_PLAIN_PORT",
+    "MOTO_PORT",
+];
+
+/// A cluster of our own, in a temporary stack folder, stopped on drop.
+pub struct PrivateStack {
+    repo: PathBuf,
+    dir: PathBuf,
+    probe: PathBuf,
+    ports: Vec<(&'static str, u16)>,
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ lives in the repository")
+        .to_path_buf()
+}
+
+/// The readiness probe binary: `FLUSS_PROBE_BIN` (the Makefile exports it), else derived from
+/// `CARGO_TARGET_DIR`.
+fn probe_bin(repo: &Path) -> PathBuf {
+    let path = std::env::var_os("FLUSS_PROBE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| repo.join("target"))
+                .join("debug/fluss-probe")
+        });
+    assert!(
+        path.exists(),
+        "{} not found: run `cargo build -p integration-tests --bins` first",
+        path.display()
+    );
+    path
+}
+
+fn free_ports(n: usize) -> Vec<u16> {
+    // All bound at once, so they are distinct.
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().expect("addr").port())
+        .collect()
+}
+
+impl PrivateStack {
+    /// Starts a cluster in `<temp>/<dir_prefix>-<pid>-<millis>` on free ports, waiting until it
+    /// is ready. The prefix names the test family, so a folder left by a crashed run says whose
+    /// it is.
+    pub fn start(dir_prefix: &str) -> PrivateStack {
+        let repo = repo_root();
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or_default();
+        let dir = std::env::temp_dir().join(format!("{dir_prefix}-{}-{stamp}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("private stack dir");
+        let stack = PrivateStack {
+            probe: probe_bin(&repo),
+            repo,
+            dir,
+            // Chosen once and passed to every `stack.py` call, so a restart comes back on the
+            // same addresses and clients built before it can reconnect.
+            ports: PORT_VARS
+                .iter()
+                .copied()
+                .zip(free_ports(PORT_VARS.len()))
+                .collect(),
+        };
+        stack.run("start");
+        stack
+    }
+
+    /// Runs `stack.py <command>` (`start`, `stop`, …) against this cluster; panics with its
+    /// output on failure.
+    pub fn run(&self, command: &str) {
+        let started = Instant::now();
+        let mut cmd = Command::new("python3");
+        cmd.arg(self.repo.join("infra/local/stack.py"))
+            .arg(command)
+            .current_dir(&self.repo)
+            .env("FLUSS_STACK_DIR", &self.dir)
+            .env("FLUSS_PROBE_BIN", &self.probe)
+            // The shared stack's env file must not leak into this cluster's start or probe.
+            .env_remove("FLUSS_STACK_ENV");
+        for (var, port) in &self.ports {
+            cmd.env(var, port.to_string());
+        }
+        let out = cmd.output().expect("python3 infra/local/stack.py");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "stack.py {command} failed:\n{text}");
+        println!(
+            "[private stack] `{command}` took {:.1}s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    /// Addresses and credentials of this cluster, read from its own `stack.env`.
+    pub fn env(&self) -> Stack {
+        let text = std::fs::read_to_string(self.dir.join("stack.env")).expect("stack.env");
+        Stack::parse(&text)
+    }
+
+    /// `pids.json` is a flat `{"name": pid}` object.
+    fn pids(&self) -> HashMap<String, u32> {
+        let text = std::fs::read_to_string(self.dir.join("pids.json")).unwrap_or_default();
+        text.trim()
+            .trim_start_matches('{')
+            .trim_end_matches('}')
+            .split(',')
+            .filter_map(|entry| entry.split_once(':'))
+            .filter_map(|(k, v)| {
+                Some((
+                    k.trim().trim_matches('"').to_owned(),
+                    v.trim().parse().ok()?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`, `KILL`, …) to one process of the cluster, named as in
+    /// `pids.json` (`tablet`, `coordinator`, …).
+    pub fn signal(&self, process: &str, signal: &str) {
+        let pid = self
+            .pids()
+            .get(process)
+            .copied()
+            .unwrap_or_else(|| panic!("no pid of {process}"));
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .status()
+            .expect("kill");
+        assert!(status.success(), "kill -{signal} {process} ({pid})");
+    }
+}
+
+impl PrivateStack {
+    /// Fails the test process after `limit` instead of letting a hung disruptive test block the
+    /// whole run (CI has a hard time budget): the private cluster is stopped first, then the
+    /// process exits with an error. Dropping the returned guard disarms it.
+    pub fn watchdog(&self, limit: std::time::Duration) -> Watchdog {
+        let (disarm, expired) = std::sync::mpsc::channel::<()>();
+        let (repo, dir) = (self.repo.clone(), self.dir.clone());
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = expired.recv_timeout(limit) {
+                eprintln!(
+                    "watchdog: disruptive test still running after {limit:?}; stopping its cluster and failing"
+                );
+                stop_stack(&repo, &dir);
+                std::process::exit(101);
+            }
+        });
+        Watchdog { _disarm: disarm }
+    }
+}
+
+/// Disarms [`PrivateStack::watchdog`] when dropped.
+pub struct Watchdog {
+    _disarm: std::sync::mpsc::Sender<()>,
+}
+
+fn stop_stack(repo: &std::path::Path, dir: &std::path::Path) {
+    // A stopped JVM would sit out stop's SIGTERM grace period.
+    let pids = std::fs::read_to_string(dir.join("pids.json")).unwrap_or_default();
+    for pid in pids
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+    {
+        let _ = Command::new("kill").arg("-CONT").arg(pid).status();
+    }
+    let _ = Command::new("python3")
+        .arg(repo.join("infra/local/stack.py"))
+        .arg("stop")
+        .env("FLUSS_STACK_DIR", dir)
+        .output();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+impl Drop for PrivateStack {
+    fn drop(&mut self) {
+        stop_stack(&self.repo, &self.dir);
+    }
+}

@@ -1,0 +1,332 @@
+//! The write route end to end over HTTP on loopback: the production router
+//! (`build_router(write_routes(..))`) served in-process by `gateway_http::serve_on` on port 0,
+//! talking to the real local cluster; every write is read back with fluss-rs itself.
+
+mod write_support;
+
+use std::time::{Duration, Instant};
+
+use fluss::client::EARLIEST_OFFSET;
+use fluss::metadata::{DataTypes, Schema, TablePath};
+use fluss::row::DataGetters;
+use integration_tests::{Stack, bounded, unique_name};
+use serde_json::{Value, json};
+use write_support::*;
+
+fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("array")
+        .iter()
+        .map(|e| e["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_with_bigint_strings_land_in_a_log_table() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::start(&stack).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("log"));
+    let schema = Schema::builder()
+        .column("seq", DataTypes::bigint())
+        .column("kind", DataTypes::string())
+        .build()
+        .expect("schema");
+    create_table(&conn, &path, schema).await;
+
+    let answer = gw
+        .write(
+            &path,
+            &json!({"entries":[
+                {"id":"a1","append":{"seq":"9007199254740993","kind":"click"}},
+                {"id":"a2","append":{"seq":"-5","kind":"view"}}
+            ]}),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body["success_count"], 2, "{answer:?}");
+    assert_eq!(ids(&answer.body["successes"]), ["a1", "a2"]);
+    assert!(answer.header("x-request-id").is_some_and(uuid_like));
+
+    let table = bounded("get table", conn.get_table(&path))
+        .await
+        .expect("table");
+    let scanner = table.new_scan().create_log_scanner().expect("scanner");
+    bounded("subscribe", scanner.subscribe(0, EARLIEST_OFFSET))
+        .await
+        .expect("subscribe");
+    let mut seen = Vec::new();
+    let until = Instant::now() + Duration::from_secs(30);
+    while seen.len() < 2 && Instant::now() < until {
+        for rec in bounded("poll", scanner.poll(Duration::from_millis(500)))
+            .await
+            .expect("poll")
+        {
+            let row = rec.row();
+            seen.push((
+                row.get_long(0).expect("seq"),
+                row.get_string(1).expect("kind").to_owned(),
+            ));
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            (9_007_199_254_740_993, "click".to_owned()),
+            (-5, "view".to_owned())
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upserts_deletes_and_partial_updates_are_read_back_by_lookup() {
+    let stack = Stack::load();
+    let gw = Gateway::start(&stack).await;
+    pk_journey(&stack, &gw).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_write_journey_works_through_cargo_lambda_watch() {
+    let stack = Stack::load();
+    let started = Instant::now();
+    let gw = Gateway::watch().await;
+    println!("cargo lambda watch ready after {:?}", started.elapsed());
+    pk_journey(&stack, &gw).await;
+    let conn = stack.connect_plaintext().await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("watch_errors"));
+    create_pk_table(&conn, &path).await;
+    let url = records_url("default", &path);
+    let a = http(gw.addr, "GET", &url, "application/json", b"").await;
+    a.assert_error(405, "method_not_allowed");
+    let a = http(gw.addr, "POST", &url, "text/plain", b"{}").await;
+    a.assert_error(415, "unsupported_media_type");
+    let missing = TablePath::new(path.database().to_owned(), "no_such_table".to_owned());
+    let a = gw
+        .write(
+            &missing,
+            &json!({"entries":[{"id":"e1","upsert":{"id":1}}]}),
+        )
+        .await;
+    a.assert_error(404, "table_not_found");
+}
+
+/// Upsert 5, delete 1, partial update (set / missing / explicit null), each read back.
+async fn pk_journey(stack: &Stack, gw: &Gateway) {
+    let conn = stack.connect_plaintext().await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("pk"));
+    create_pk_table(&conn, &path).await;
+
+    let upserts: Vec<Value> = (1..=5)
+        .map(|i| json!({"id": format!("u{i}"), "upsert": {"id": i, "name": format!("n{i}"), "score": format!("{}", i * 10)}}))
+        .collect();
+    let answer = gw.write(&path, &json!({ "entries": upserts })).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body["success_count"], 5, "{answer:?}");
+    for i in 1..=5 {
+        assert_eq!(
+            lookup(&conn, &path, i).await,
+            Some((Some(format!("n{i}")), Some(i64::from(i) * 10)))
+        );
+    }
+
+    let answer = gw
+        .write(&path, &json!({"entries":[{"id":"d1","delete":{"id":5}}]}))
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(ids(&answer.body["successes"]), ["d1"]);
+    assert_eq!(lookup(&conn, &path, 5).await, None, "row 5 deleted");
+
+    // Partial update of `score` only: set, missing (→ null) and explicit null; `name` is kept.
+    let answer = gw
+        .write(
+            &path,
+            &json!({"partial_update_columns":["id","score"], "entries":[
+                {"id":"p1","upsert":{"id":1,"score":"111"}},
+                {"id":"p2","upsert":{"id":2}},
+                {"id":"p3","upsert":{"id":3,"score":null}}
+            ]}),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(ids(&answer.body["successes"]), ["p1", "p2", "p3"]);
+    assert_eq!(answer.body["error_count"], 0);
+    assert_eq!(
+        lookup(&conn, &path, 1).await,
+        Some((Some("n1".into()), Some(111)))
+    );
+    assert_eq!(
+        lookup(&conn, &path, 2).await,
+        Some((Some("n2".into()), None))
+    );
+    assert_eq!(
+        lookup(&conn, &path, 3).await,
+        Some((Some("n3".into()), None))
+    );
+    assert_eq!(
+        lookup(&conn, &path, 4).await,
+        Some((Some("n4".into()), Some(40)))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_with_one_bad_row_is_rejected_whole_and_writes_nothing() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::start(&stack).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("bad_row"));
+    create_pk_table(&conn, &path).await;
+
+    let answer = gw
+        .write(
+            &path,
+            &json!({"entries":[
+                {"id":"ok1","upsert":{"id":1,"name":"a"}},
+                {"id":"bad","upsert":{"id":2,"score":"12.5"}},
+                {"id":"ok3","upsert":{"id":3,"name":"c"}}
+            ]}),
+        )
+        .await;
+    answer.assert_error(400, "invalid_argument");
+    let message = answer.body["error"]["message"].as_str().expect("message");
+    assert!(
+        message.contains("entry `bad`") && message.contains("column `score`"),
+        "{message}"
+    );
+    assert_eq!(lookup(&conn, &path, 1).await, None);
+    assert_eq!(lookup(&conn, &path, 3).await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rejected_requests_answer_in_the_envelope_with_the_request_id() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::start(&stack).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("errors"));
+    create_pk_table(&conn, &path).await;
+    let url = records_url("default", &path);
+    let one = json!({"entries":[{"id":"e1","upsert":{"id":1}}]})
+        .to_string()
+        .into_bytes();
+
+    let a = http(
+        gw.addr,
+        "POST",
+        &records_url("nope", &path),
+        "application/json",
+        &one,
+    )
+    .await;
+    a.assert_error(404, "cluster_not_found");
+
+    let missing_table = TablePath::new(path.database().to_owned(), "no_such_table".to_owned());
+    let a = gw
+        .write(
+            &missing_table,
+            &json!({"entries":[{"id":"e1","upsert":{"id":1}}]}),
+        )
+        .await;
+    a.assert_error(404, "table_not_found");
+
+    let missing_db = TablePath::new(unique_name("no_db"), "t".to_owned());
+    let a = gw
+        .write(
+            &missing_db,
+            &json!({"entries":[{"id":"e1","upsert":{"id":1}}]}),
+        )
+        .await;
+    a.assert_error(404, "database_not_found");
+
+    let a = http(gw.addr, "POST", &url, "text/plain", &one).await;
+    a.assert_error(415, "unsupported_media_type");
+
+    let huge = vec![b' '; 7 * 1024 * 1024];
+    let a = http(gw.addr, "POST", &url, "application/json", &huge).await;
+    a.assert_error(413, "limit_exceeded");
+
+    let many: Vec<Value> = (0..10_001)
+        .map(|i| json!({"id": format!("e{i}"), "upsert": {"id": i}}))
+        .collect();
+    let a = gw.write(&path, &json!({ "entries": many })).await;
+    a.assert_error(413, "limit_exceeded");
+
+    let a = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"e1","upsert":{"id":1}}], "extra":true}),
+        )
+        .await;
+    a.assert_error(400, "invalid_argument");
+    let a = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"e1","upsert":{"id":1,"colour":"red"}}]}),
+        )
+        .await;
+    a.assert_error(400, "invalid_argument");
+    assert!(
+        a.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("colour")),
+        "{a:?}"
+    );
+
+    let a = http(gw.addr, "GET", &url, "application/json", b"").await;
+    a.assert_error(405, "method_not_allowed");
+
+    // Nothing of the above was written.
+    assert_eq!(lookup(&conn, &path, 1).await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_to_a_missing_partition_answers_404_instead_of_hanging() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::start(&stack).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("parted"));
+    let schema = Schema::builder()
+        .column("dt", DataTypes::string())
+        .column("v", DataTypes::bigint())
+        .build()
+        .expect("schema");
+    let admin = conn.get_admin().expect("admin");
+    bounded(
+        "create database",
+        admin.create_database(path.database(), None, true),
+    )
+    .await
+    .expect("create database");
+    let desc = fluss::metadata::TableDescriptor::builder()
+        .schema(schema)
+        .partitioned_by(vec!["dt"])
+        .distributed_by(Some(1), vec![])
+        .build()
+        .expect("descriptor");
+    bounded("create table", admin.create_table(&path, &desc, false))
+        .await
+        .expect("create table");
+    let body = json!({"entries":[{"id":"a1","append":{"dt":"2026-12-02","v":"1"}}]});
+
+    let started = Instant::now();
+    let a = gw.write(&path, &body).await;
+    a.assert_error(404, "partition_not_found");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let spec = fluss::metadata::PartitionSpec::new(
+        [("dt", "2026-12-02")]
+            .into_iter()
+            .collect::<std::collections::HashMap<_, _>>(),
+    );
+    bounded(
+        "create partition",
+        admin.create_partition(&path, &spec, false),
+    )
+    .await
+    .expect("create partition");
+    let a = gw.write(&path, &body).await;
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(ids(&a.body["successes"]), ["a1"]);
+}
