@@ -35,6 +35,12 @@ fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster()
         create_pk_table(&pool, &path, &id_v_columns(), "id", &secs(30))
             .await
             .expect("create table");
+        // A write before the new bucket has a leader fails once fluss-rs' retries run out.
+        let conn = pool
+            .connection("default", &fluss_pool::Identity::Service, &secs(10))
+            .await
+            .expect("connection");
+        integration_tests::wait_for_leaders(conn.fluss(), &path, 1).await;
         pool_upsert(&pool, &path, 1, "warm", &secs(10))
             .await
             .expect("warm-up write");

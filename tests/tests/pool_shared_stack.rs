@@ -387,6 +387,7 @@ async fn schema_changes_rebuild_the_handle_and_every_writer_kind_is_cached() {
     )
     .await
     .expect("create log table");
+    integration_tests::wait_for_leaders(conn.fluss(), &log, 1).await;
     let handle = conn.table(&log, &secs(10)).await.expect("log handle");
     assert!(!handle.codec().has_primary_key());
     let writer = handle.append_writer().expect("append writer");

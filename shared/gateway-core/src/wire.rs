@@ -633,7 +633,8 @@ impl RawWriteEntry {
     }
 }
 
-fn json_kind(v: &Value) -> &'static str {
+/// How a JSON value is named in messages ("a string", "an object"); shared with the codec.
+pub(crate) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -303,6 +303,7 @@ pub async fn create_table(conn: &FlussConnection, path: &TablePath, schema: Sche
     bounded("create table", admin.create_table(path, &desc, false))
         .await
         .expect("create table");
+    integration_tests::wait_for_leaders(conn, path, 1).await;
 }
 
 /// `id INT` key, `name STRING` and `score BIGINT`, both nullable.

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use super::{ColumnSpec, RowCodec};
 use crate::error::GatewayError;
+use crate::wire::json_kind;
 
 /// Deepest nesting of ARRAY / MAP / ROW values accepted in one column; deeper input is rejected
 /// before it can exhaust the stack.
@@ -123,19 +124,8 @@ impl ValueError {
 
 type VResult<T> = Result<T, ValueError>;
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn expected(what: &str, got: &Value) -> ValueError {
-    ValueError::new(format!("expects {what}, got {}", kind_of(got)))
+    ValueError::new(format!("expects {what}, got {}", json_kind(got)))
 }
 
 impl RowCodec {
