@@ -59,6 +59,34 @@ pub fn ensure_no_query(uri: &Uri) -> Result<(), GatewayError> {
     }
 }
 
+/// The body could not be read: too large (413) or cut off (400).
+pub(crate) fn body_error(rejection: axum::extract::rejection::BytesRejection) -> GatewayError {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        GatewayError::limit("the request body is too large")
+    } else {
+        GatewayError::invalid("the request body could not be read")
+    }
+}
+
+/// Decodes `application/x-www-form-urlencoded` text (`+` is a space), as query values are
+/// sent; `None` when malformed or not UTF-8.
+pub(crate) fn percent_decode(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.bytes();
+    while let Some(b) = rest.next() {
+        match b {
+            b'+' => bytes.push(b' '),
+            b'%' => {
+                let hi = char::from(rest.next()?).to_digit(16)?;
+                let lo = char::from(rest.next()?).to_digit(16)?;
+                bytes.push(u8::try_from(hi * 16 + lo).ok()?);
+            }
+            other => bytes.push(other),
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
 /// Whether `value` (a `Content-Type`) names JSON.
 pub fn is_json_media_type(value: &str) -> bool {
     let media = value

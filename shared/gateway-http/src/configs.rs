@@ -28,7 +28,9 @@ use gateway_core::wire::{
 };
 use gateway_core::{ErrorCode, GatewayError};
 
-use crate::checks::{ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::checks::{
+    body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query, percent_decode,
+};
 use crate::error::error_response;
 use crate::middleware::RequestCtx;
 
@@ -329,24 +331,6 @@ fn prefix_filter(query: Option<&str>) -> Result<Option<String>, GatewayError> {
     Ok(prefix)
 }
 
-/// Decodes `application/x-www-form-urlencoded` text (`+` is a space); `None` when malformed.
-fn percent_decode(text: &str) -> Option<String> {
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut rest = text.bytes();
-    while let Some(b) = rest.next() {
-        match b {
-            b'+' => bytes.push(b' '),
-            b'%' => {
-                let hi = char::from(rest.next()?).to_digit(16)?;
-                let lo = char::from(rest.next()?).to_digit(16)?;
-                bytes.push(u8::try_from(hi * 16 + lo).ok()?);
-            }
-            other => bytes.push(other),
-        }
-    }
-    String::from_utf8(bytes).ok()
-}
-
 /// The wire answer: entries under `prefix`, redacted, sorted by key.
 fn describe_response(
     described: Vec<DescribeConfig>,
@@ -460,15 +444,6 @@ fn change_keys(request: &AlterClusterConfigsRequest) -> String {
         .map(|c| format!("`{}`", c.key()))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The body could not be read: too large (413) or cut off (400).
-fn body_error(rejection: BytesRejection) -> GatewayError {
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        GatewayError::limit("the request body is too large")
-    } else {
-        GatewayError::invalid("the request body could not be read")
-    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod catalog;
 mod checks;
 mod configs;
 mod error;
@@ -23,6 +24,8 @@ mod middleware;
 mod records;
 mod serve;
 
+pub use catalog::options::{DEFAULT_METADATA_MAX_CONCURRENT, METADATA_MAX_CONCURRENT_KEY};
+pub use catalog::{DdlOptions, DdlState, ddl_routes};
 pub use checks::{
     ensure_accepts_json, ensure_json_content_type, ensure_no_query, is_json_media_type,
 };

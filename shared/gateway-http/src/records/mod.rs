@@ -27,7 +27,7 @@ use gateway_core::wire::{WriteRequest, WriteResponse};
 use gateway_core::{ErrorCode, GatewayError};
 use tokio::sync::Semaphore;
 
-use crate::checks::{ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::checks::{body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query};
 use crate::error::error_response;
 use crate::middleware::RequestCtx;
 pub use limits::WriteLimits;
@@ -200,15 +200,6 @@ fn ensure_row_limit(req: &WriteRequest, max_rows: usize) -> Result<(), GatewayEr
         )));
     }
     Ok(())
-}
-
-/// The body could not be read: too large (413) or cut off (400).
-fn body_error(rejection: BytesRejection) -> GatewayError {
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        GatewayError::limit("the request body is too large")
-    } else {
-        GatewayError::invalid("the request body could not be read")
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,228 @@
+//! `GET` / `POST …/databases` and `DELETE …/databases/{database}`.
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get};
+use axum::{Extension, Json};
+use gateway_core::GatewayError;
+use gateway_core::routes::{DATABASE, DATABASES};
+use gateway_core::types::check_identifier;
+use gateway_core::wire::{CreateDatabaseRequest, DatabaseResponse, DatabasesResponse};
+
+use super::pagination::{page_of, page_query};
+use super::{ClusterParams, DatabaseParams, DdlState, created, database_location, json_body};
+use crate::checks::ensure_no_query;
+use crate::error::error_response;
+use crate::middleware::RequestCtx;
+
+pub(super) fn routes() -> Router<DdlState> {
+    Router::new()
+        .route(DATABASES, get(list_databases).post(create_database))
+        .route(DATABASE, delete(drop_database))
+}
+
+async fn list_databases(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<ClusterParams>,
+    uri: Uri,
+) -> Response {
+    run_list(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_list(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &ClusterParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    let query = page_query(uri.query())?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let all = session
+        .call("listing databases", session.admin.list_databases())
+        .await?;
+    let (databases, next_page_token) = page_of(all, |s| s.as_str(), &query)?;
+    Ok(Json(DatabasesResponse {
+        databases,
+        next_page_token,
+    })
+    .into_response())
+}
+
+async fn create_database(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<ClusterParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_create(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_create(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &ClusterParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    let req: CreateDatabaseRequest = json_body(headers, body)?;
+    check_identifier("database", &req.database)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    session
+        .call(
+            "creating the database",
+            session.admin.create_database(&req.database, None, false),
+        )
+        .await?;
+    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %req.database, "database created");
+    let location = database_location(&params.cluster, &req.database);
+    let body = serde_json::to_value(DatabaseResponse {
+        database: req.database,
+    })
+    .map_err(|_| GatewayError::internal("the response could not be rendered"))?;
+    Ok(created(&location, Some(body)))
+}
+
+async fn drop_database(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<DatabaseParams>,
+    uri: Uri,
+) -> Response {
+    run_drop(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_drop(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &DatabaseParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    check_identifier("database", &params.database)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    // No cascade: Fluss refuses a database with tables (409 `database_not_empty`), so no
+    // table of it can be in the pool's cache through us (our own table drops invalidate);
+    // handles of tables dropped by other clients are noticed stale at their next use.
+    session
+        .call(
+            "dropping the database",
+            session.admin.drop_database(&params.database, false, false),
+        )
+        .await?;
+    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %params.database, "database dropped");
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{app, call, get, with_json};
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+
+    const URL: &str = "/v1/clusters/default/databases";
+
+    #[tokio::test]
+    async fn database_requests_are_checked_before_touching_fluss() {
+        let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
+            (
+                "unknown cluster",
+                get("/v1/clusters/nope/databases"),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "unknown parameter",
+                get(&format!("{URL}?limit=1")),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "page too large",
+                get(&format!("{URL}?max_results=1001")),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "bad token",
+                get(&format!("{URL}?page_token=!!")),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "wrong content type",
+                Request::post(URL)
+                    .header("content-type", "text/plain")
+                    .body(Body::from("{}"))
+                    .unwrap(),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+            ),
+            (
+                "unknown field",
+                with_json("POST", URL, r#"{"database":"a","x":1}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "not JSON",
+                with_json("POST", URL, "{"),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "invalid name",
+                with_json("POST", URL, r#"{"database":"a b"}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "query on create",
+                with_json("POST", &format!("{URL}?x=1"), r#"{"database":"a"}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "query on drop",
+                Request::delete(format!("{URL}/db?cascade=true"))
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "drop on unknown cluster",
+                Request::delete("/v1/clusters/nope/databases/db")
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "PUT",
+                Request::put(URL).body(Body::empty()).unwrap(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+            ),
+        ];
+        for (label, req, status, code) in cases {
+            let (got, body) = call(app(), req).await;
+            assert_eq!(got, status, "{label}: {body}");
+            assert_eq!(body["error"]["code"], code, "{label}: {body}");
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! The catalog route family served by `fluss-ddl`: health, readiness, the OpenAPI document,
+//! clusters, databases, tables and partitions, wire-compatible with the Fluss Gateway 1.0.
+//!
+//! Every handler is thin: it extracts the request, calls a `run_*` function returning
+//! `Result<Response, GatewayError>` and renders the error through [`error_response`]. Cheap
+//! checks (query string, content type, body shape, names, unknown cluster) run before the
+//! metadata concurrency gate and before any Fluss I/O; every Fluss call is bounded by the
+//! request deadline (504 `timeout`). DDL the gateway runs itself drops the pool's cached table
+//! handle, so the write and lookup routes of the same container see the change at once.
+//!
+//! Refuses: cascading drops (a non-empty database is 409 `database_not_empty`), and checks only
+//! the server can make (`table.*` config keys are validated by Fluss and come back as 400).
+
+mod databases;
+mod meta;
+pub mod options;
+mod pagination;
+mod partitions;
+mod tables;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use fluss::client::FlussAdmin;
+use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PooledConnection};
+use gateway_core::{ErrorCode, GatewayError};
+use serde::de::DeserializeOwned;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::checks::{body_error, ensure_json_content_type};
+use crate::middleware::RequestCtx;
+pub use options::DdlOptions;
+
+/// Everything the catalog routes share across requests; built once per container.
+#[derive(Clone)]
+pub struct DdlState {
+    pool: Pool,
+    deadlines: DeadlinePolicy,
+    options: DdlOptions,
+    /// Catalog requests in flight; a full gate answers 429 instead of queueing behind the
+    /// deadline (every DDL call goes to the one coordinator).
+    gate: Arc<Semaphore>,
+    /// When the container started, for `GET /health`'s `uptime_ms`.
+    started: Instant,
+}
+
+impl DdlState {
+    /// State over `pool`, with request deadlines from `deadlines` and the gate size of
+    /// `options`. Build it at init: its creation time is the `uptime_ms` origin of `/health`.
+    pub fn new(pool: Pool, deadlines: DeadlinePolicy, options: DdlOptions) -> Self {
+        DdlState {
+            pool,
+            deadlines,
+            options,
+            gate: Arc::new(Semaphore::new(options.max_concurrent)),
+            started: Instant::now(),
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> DdlOptions {
+        self.options
+    }
+
+    /// The cluster's connection and admin client for one request, behind the metadata gate:
+    /// 404 `cluster_not_found` without I/O, 429 `resource_exhausted` when the gate is full.
+    async fn session(&self, ctx: &RequestCtx, cluster: &str) -> Result<Session, GatewayError> {
+        // Before any I/O: an unknown cluster is a 404 without touching Fluss.
+        self.pool.cluster(cluster)?;
+        let permit = self.gate.clone().try_acquire_owned().map_err(|_| {
+            GatewayError::new(
+                ErrorCode::ResourceExhausted,
+                "too many concurrent catalog requests; retry later",
+            )
+        })?;
+        let deadline = self.deadlines.deadline(ctx.lambda_deadline_ms);
+        let conn = self
+            .pool
+            .connection(cluster, &Identity::service(), &deadline)
+            .await?;
+        let admin = conn.admin()?;
+        Ok(Session {
+            conn,
+            admin,
+            deadline,
+            _permit: permit,
+        })
+    }
+}
+
+/// The catalog route family, with `GET /health`. Compose it with other families by
+/// [`Router::merge`], then wrap the result with [`crate::build_router`] to serve it.
+pub fn ddl_routes(state: DdlState) -> Router {
+    let started = state.started;
+    Router::new()
+        .merge(meta::routes())
+        .merge(databases::routes())
+        .merge(tables::routes())
+        .merge(partitions::routes())
+        .with_state(state)
+        .merge(crate::health::health_routes(started))
+}
+
+/// `{cluster}` of a cluster-scoped path.
+#[derive(Debug, serde::Deserialize)]
+struct ClusterParams {
+    cluster: String,
+}
+
+/// `{cluster}/…/{database}` of a database-scoped path.
+#[derive(Debug, serde::Deserialize)]
+struct DatabaseParams {
+    cluster: String,
+    database: String,
+}
+
+/// `{cluster}/…/{database}/…/{table}` of a table-scoped path.
+#[derive(Debug, serde::Deserialize)]
+struct TableParams {
+    cluster: String,
+    database: String,
+    table: String,
+}
+
+impl TableParams {
+    fn path(&self) -> fluss::metadata::TablePath {
+        fluss::metadata::TablePath::new(self.database.clone(), self.table.clone())
+    }
+}
+
+/// One request's hold on the cluster: the pooled connection, its admin client, the deadline
+/// and a permit of the metadata gate (released when the request ends).
+struct Session {
+    conn: Arc<PooledConnection>,
+    admin: Arc<FlussAdmin>,
+    deadline: Deadline,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Session {
+    /// Awaits a fluss-rs admin call until the deadline (504 `timeout`), mapping its error.
+    async fn call<T, F>(&self, what: &str, fut: F) -> Result<T, GatewayError>
+    where
+        F: std::future::Future<Output = fluss::error::Result<T>>,
+    {
+        self.conn.call(&self.deadline, what, fut).await
+    }
+
+    /// 404 `database_not_found` unless `database` exists.
+    async fn ensure_database(&self, database: &str) -> Result<(), GatewayError> {
+        let exists = self
+            .call(
+                "checking the database",
+                self.admin.database_exists(database),
+            )
+            .await?;
+        if exists {
+            Ok(())
+        } else {
+            Err(database_not_found(database))
+        }
+    }
+
+    /// A missing table may be a missing database: say which (404 `database_not_found`), as the
+    /// Fluss Gateway does. Any other failure of the extra check keeps the original error.
+    async fn refine_not_found(&self, database: &str, error: GatewayError) -> GatewayError {
+        if error.code() != ErrorCode::TableNotFound {
+            return error;
+        }
+        match self.ensure_database(database).await {
+            Err(e) if e.code() == ErrorCode::DatabaseNotFound => e,
+            _ => error,
+        }
+    }
+}
+
+/// 404 `database_not_found` in the gateway's words.
+fn database_not_found(database: &str) -> GatewayError {
+    GatewayError::new(
+        ErrorCode::DatabaseNotFound,
+        format!("database `{database}` does not exist"),
+    )
+}
+
+/// A JSON request body of type `T`: 415 unless declared JSON, 413/400 when unreadable, 400
+/// naming the problem when malformed or carrying unknown fields.
+fn json_body<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, GatewayError> {
+    ensure_json_content_type(headers)?;
+    let body = body.map_err(body_error)?;
+    serde_json::from_slice(&body)
+        .map_err(|e| GatewayError::invalid(format!("invalid request body: {e}")))
+}
+
+/// `201 Created` with `Location: <path>` and `body` (or no body).
+fn created(location: &str, body: Option<serde_json::Value>) -> Response {
+    let mut response = match body {
+        Some(body) => (StatusCode::CREATED, axum::Json(body)).into_response(),
+        None => StatusCode::CREATED.into_response(),
+    };
+    // Every segment went through `encode_segment`, so the value is always a valid header.
+    if let Ok(v) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    response
+}
+
+/// `/v1/clusters/{cluster}/…` from its segments, each percent-encoded.
+fn resource_path(segments: &[&str]) -> String {
+    let mut path = String::from("/v1/clusters");
+    for (i, segment) in segments.iter().enumerate() {
+        if i == 0 {
+            path.push('/');
+            path.push_str(&encode_segment(segment));
+            continue;
+        }
+        path.push('/');
+        path.push_str(segment);
+    }
+    path
+}
+
+/// Percent-encodes one path segment: RFC 3986 unreserved characters stay, every other byte
+/// becomes `%XX` (so `$` in a partition name is `%24`, `/` cannot split a segment).
+fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Location of a database.
+fn database_location(cluster: &str, database: &str) -> String {
+    resource_path(&[cluster, "databases", &encode_segment(database)])
+}
+
+/// Location of a table.
+fn table_location(cluster: &str, database: &str, table: &str) -> String {
+    resource_path(&[
+        cluster,
+        "databases",
+        &encode_segment(database),
+        "tables",
+        &encode_segment(table),
+    ])
+}
+
+/// Milliseconds since `started`, for log lines.
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod test_support;
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{call, get, router, state, with_json};
+    use super::*;
+    use gateway_core::routes::{FUNCTION_DDL, routes_of};
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn the_router_serves_every_ddl_route_of_the_route_table() {
+        let manifest = include_str!("../../../../Cargo.toml");
+        for route in routes_of(FUNCTION_DDL) {
+            let url = route
+                .path
+                .replace("{cluster}", "nope")
+                .replace("{database}", "db")
+                .replace("{table}", "t")
+                .replace("{partition}", "p");
+            let req = with_json(route.method, &url, r#"{"database":"db"}"#);
+            let (status, body) = call(router(state(DdlOptions::default())), req).await;
+            if route.path.starts_with("/v1/clusters/") {
+                // Reaching the handler: the unconfigured cluster is what it rejects first
+                // (or the body, which is not the route's).
+                assert!(
+                    body["error"]["code"] == "cluster_not_found"
+                        || body["error"]["code"] == "invalid_argument",
+                    "{route:?}: {status} {body}"
+                );
+            } else {
+                assert_eq!(status, StatusCode::OK, "{route:?}: {body}");
+            }
+            let mapping = format!("\"{}\" = \"{FUNCTION_DDL}\"", route.path);
+            assert!(manifest.contains(&mapping), "Cargo.toml lacks {mapping}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_metadata_gate_answers_429_with_retry_after() {
+        let state = state(DdlOptions { max_concurrent: 1 });
+        let _held = state.gate.clone().try_acquire_owned().unwrap();
+        let resp = router(state)
+            .oneshot(get("/v1/clusters/default/databases"))
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(resp.headers()["retry-after"], "1");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_cluster_is_a_retryable_503_not_a_500() {
+        // Port 1 refuses connections: the pool answers `unavailable` within its connect bound.
+        let (status, body) = call(
+            router(state(DdlOptions::default())),
+            get("/v1/clusters/default/databases"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["error"]["code"], "unavailable");
+        assert!(!body.to_string().contains("127.0.0.1"), "{body}");
+    }
+
+    /// A request converted by lambda_http, with its body as axum's.
+    fn as_axum(req: lambda_http::Request) -> axum::http::Request<axum::body::Body> {
+        req.map(|b| axum::body::Body::from(b.to_vec()))
+    }
+
+    #[tokio::test]
+    async fn the_sample_api_gateway_events_reach_the_catalog_handlers() {
+        // Through lambda_http's own conversion, as in Lambda; the pool knows no cluster
+        // `default`, so reaching a handler with a valid request answers 404 without I/O.
+        for event in [
+            include_str!("../../../../events/ddl-list-databases.json"),
+            include_str!("../../../../events/ddl-create-table.json"),
+        ] {
+            let req = lambda_http::request::from_str(event).unwrap();
+            let pool = Pool::new(
+                fluss_pool::PoolConfig::new(vec![fluss_pool::ClusterConfig::plaintext(
+                    "other",
+                    "127.0.0.1:1",
+                )])
+                .unwrap(),
+            );
+            let state = DdlState::new(pool, DeadlinePolicy::default(), DdlOptions::default());
+            let (status, body) = call(router(state), as_axum(req)).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+            assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+        }
+        let req =
+            lambda_http::request::from_str(include_str!("../../../../events/ddl-health.json"))
+                .unwrap();
+        let (status, _) = call(router(state(DdlOptions::default())), as_axum(req)).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+
+    #[test]
+    fn locations_percent_encode_every_name_segment() {
+        assert_eq!(
+            database_location("default", "db1"),
+            "/v1/clusters/default/databases/db1"
+        );
+        assert_eq!(
+            table_location("default", "db", "t-1"),
+            "/v1/clusters/default/databases/db/tables/t-1"
+        );
+        assert_eq!(
+            encode_segment("2026-08-25$a b/ü"),
+            "2026-08-25%24a%20b%2F%C3%BC"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! Settings of the catalog routes, read from the configuration map
+//! (`gateway.rest.metadata.*`, dotted or environment form). Other keys are left to their owners;
+//! an unknown key under `gateway.rest.metadata.` is an error, so a typo cannot silently keep a
+//! default.
+
+use std::collections::BTreeMap;
+
+use fluss_pool::config::env_var_name;
+use gateway_core::GatewayError;
+
+/// `gateway.rest.metadata.max-concurrent-requests` (upstream key): catalog requests in flight
+/// per container.
+pub const METADATA_MAX_CONCURRENT_KEY: &str = "gateway.rest.metadata.max-concurrent-requests";
+/// Default of [`METADATA_MAX_CONCURRENT_KEY`] (as the Fluss Gateway): DDL goes to the one
+/// coordinator, so a burst beyond this is turned away rather than queued behind the deadline.
+pub const DEFAULT_METADATA_MAX_CONCURRENT: usize = 16;
+
+const NAMESPACE: &str = "gateway.rest.metadata.";
+
+/// Settings of the catalog (`fluss-ddl`) routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DdlOptions {
+    /// Catalog requests in flight beyond this answer 429 `resource_exhausted`.
+    pub max_concurrent: usize,
+}
+
+impl Default for DdlOptions {
+    fn default() -> Self {
+        DdlOptions {
+            max_concurrent: DEFAULT_METADATA_MAX_CONCURRENT,
+        }
+    }
+}
+
+impl DdlOptions {
+    /// Reads the options from `map`; every problem is reported at once, by key (never by value).
+    pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
+        let mut options = DdlOptions::default();
+        let mut problems = Vec::new();
+        let env_key = env_var_name(METADATA_MAX_CONCURRENT_KEY);
+        let env_namespace = env_var_name(NAMESPACE.trim_end_matches('.')) + "__";
+        for (name, value) in map {
+            if name == METADATA_MAX_CONCURRENT_KEY || *name == env_key {
+                match value.trim().parse::<usize>() {
+                    Ok(0) => problems.push(format!("`{name}`: must be greater than 0")),
+                    Ok(n) => options.max_concurrent = n,
+                    Err(_) => problems.push(format!("`{name}`: expected a positive integer")),
+                }
+            } else if name.starts_with(NAMESPACE) || name.starts_with(&env_namespace) {
+                problems.push(format!("`{name}`: unknown key"));
+            }
+        }
+        if problems.is_empty() {
+            Ok(options)
+        } else {
+            Err(GatewayError::invalid(format!(
+                "invalid catalog configuration: {}",
+                problems.join("; ")
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn options_default_and_read_both_key_forms() {
+        assert_eq!(
+            DdlOptions::from_map(&map(&[("PATH", "/bin")])).unwrap(),
+            DdlOptions::default()
+        );
+        assert_eq!(DdlOptions::default().max_concurrent, 16);
+        let env = DdlOptions::from_map(&map(&[(
+            "FLUSS_GATEWAY__REST__METADATA__MAX_CONCURRENT_REQUESTS",
+            "4",
+        )]))
+        .unwrap();
+        assert_eq!(env.max_concurrent, 4);
+        let dotted = DdlOptions::from_map(&map(&[(METADATA_MAX_CONCURRENT_KEY, " 7 ")])).unwrap();
+        assert_eq!(dotted.max_concurrent, 7);
+    }
+
+    #[test]
+    fn options_are_documented_with_env_form_and_default() {
+        let docs = include_str!("../../../../docs/configuration.md");
+        let row = format!(
+            "| `{METADATA_MAX_CONCURRENT_KEY}` | `{}` | `{DEFAULT_METADATA_MAX_CONCURRENT}` |",
+            env_var_name(METADATA_MAX_CONCURRENT_KEY)
+        );
+        assert!(docs.contains(&row), "docs/configuration.md lacks {row}");
+    }
+
+    #[test]
+    fn options_problems_name_keys_never_values() {
+        let e = DdlOptions::from_map(&map(&[
+            (METADATA_MAX_CONCURRENT_KEY, "lots-secret"),
+            ("FLUSS_GATEWAY__REST__METADATA__MAX_CONCURENT", "1"),
+            ("FLUSS_GATEWAY__REST__WRITE__MAX_ROWS", "5"),
+        ]))
+        .unwrap_err();
+        let m = e.message();
+        assert!(
+            m.contains("`gateway.rest.metadata.max-concurrent-requests`"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`FLUSS_GATEWAY__REST__METADATA__MAX_CONCURENT`: unknown key"),
+            "{m}"
+        );
+        assert!(!m.contains("lots-secret"), "{m}");
+        assert!(!m.contains("MAX_ROWS"), "{m}");
+        let zero = DdlOptions::from_map(&map(&[(METADATA_MAX_CONCURRENT_KEY, "0")])).unwrap_err();
+        assert!(zero.message().contains("greater than 0"), "{zero}");
+    }
+}

@@ -1,0 +1,401 @@
+//! `GET` / `POST …/tables/{table}/partitions` and `DELETE …/partitions/{partition}`.
+//!
+//! A partition is named, as in Fluss, by its values in partition-key order joined with `$`
+//! (`2026-08-25$eu`); the `{partition}` path segment is that name percent-encoded (axum decodes
+//! it). Specs and names are checked against the table's partition keys before Fluss sees them,
+//! so a bad spec is a 400 naming the problem rather than a server error.
+
+use std::collections::HashMap;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get};
+use axum::{Extension, Json};
+use fluss::metadata::{PartitionSpec, TableInfo};
+use gateway_core::GatewayError;
+use gateway_core::routes::{PARTITION, PARTITIONS};
+use gateway_core::wire::{
+    CreatePartitionRequest, PartitionEntry, PartitionResponse, PartitionsResponse,
+};
+
+use super::pagination::{page_of, page_query};
+use super::tables::check_table_params;
+use super::{DdlState, Session, TableParams, created, encode_segment, json_body, table_location};
+use crate::checks::ensure_no_query;
+use crate::error::error_response;
+use crate::middleware::RequestCtx;
+
+/// Separator of partition values in a partition name (Fluss's own).
+const NAME_SEPARATOR: char = '$';
+
+pub(super) fn routes() -> Router<DdlState> {
+    Router::new()
+        .route(PARTITIONS, get(list_partitions).post(create_partition))
+        .route(PARTITION, delete(drop_partition))
+}
+
+/// `{cluster}/…/{table}/partitions/{partition}`.
+#[derive(Debug, serde::Deserialize)]
+struct PartitionParams {
+    cluster: String,
+    database: String,
+    table: String,
+    partition: String,
+}
+
+impl PartitionParams {
+    fn table(&self) -> TableParams {
+        TableParams {
+            cluster: self.cluster.clone(),
+            database: self.database.clone(),
+            table: self.table.clone(),
+        }
+    }
+}
+
+async fn list_partitions(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+) -> Response {
+    run_list(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_list(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    let query = page_query(uri.query())?;
+    check_table_params(params)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let listed = session
+        .call(
+            "listing partitions",
+            session.admin.list_partition_infos(&params.path()),
+        )
+        .await;
+    let infos = match listed {
+        Ok(infos) => infos,
+        Err(e) => return Err(session.refine_not_found(&params.database, e).await),
+    };
+    let entries: Vec<PartitionEntry> = infos
+        .iter()
+        .map(|info| PartitionEntry {
+            name: info.get_partition_name(),
+            partition: info
+                .get_partition_spec()
+                .get_spec_map()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        })
+        .collect();
+    let (partitions, next_page_token) = page_of(entries, |e| e.name.as_str(), &query)?;
+    Ok(Json(PartitionsResponse {
+        partitions,
+        next_page_token,
+    })
+    .into_response())
+}
+
+async fn create_partition(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_create(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_create(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    let req: CreatePartitionRequest = json_body(headers, body)?;
+    check_table_params(params)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let info = table_info(&session, params).await?;
+    let values = values_of_spec(&info.partition_keys, &req.partition)?;
+    let spec = fluss_spec(&info.partition_keys, &values);
+    let path = params.path();
+    session
+        .call(
+            "creating the partition",
+            session.admin.create_partition(&path, &spec, false),
+        )
+        .await?;
+    let name = values.join(&NAME_SEPARATOR.to_string());
+    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %name, "partition created");
+    let location = format!(
+        "{}/partitions/{}",
+        table_location(&params.cluster, &params.database, &params.table),
+        encode_segment(&name)
+    );
+    let body = serde_json::to_value(PartitionResponse {
+        database: params.database.clone(),
+        table: params.table.clone(),
+        partition: req.partition,
+    })
+    .map_err(|_| GatewayError::internal("the response could not be rendered"))?;
+    Ok(created(&location, Some(body)))
+}
+
+async fn drop_partition(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<PartitionParams>,
+    uri: Uri,
+) -> Response {
+    run_drop(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_drop(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &PartitionParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    let table = params.table();
+    check_table_params(&table)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let info = table_info(&session, &table).await?;
+    let values = values_of_name(&info.partition_keys, &params.partition)?;
+    let spec = fluss_spec(&info.partition_keys, &values);
+    let path = table.path();
+    session
+        .call(
+            "dropping the partition",
+            session.admin.drop_partition(&path, &spec, false),
+        )
+        .await?;
+    // Cached writers may still route to the dropped partition's id.
+    state.pool.invalidate(&params.cluster, &path);
+    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %params.partition, "partition dropped");
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The table's current info, with a missing database told apart from a missing table.
+async fn table_info(session: &Session, params: &TableParams) -> Result<TableInfo, GatewayError> {
+    match session
+        .call(
+            "reading the table",
+            session.admin.get_table_info(&params.path()),
+        )
+        .await
+    {
+        Ok(info) => Ok(info),
+        Err(e) => Err(session.refine_not_found(&params.database, e).await),
+    }
+}
+
+/// 400 for a table without partition keys.
+fn ensure_partitioned(keys: &[String]) -> Result<(), GatewayError> {
+    if keys.is_empty() {
+        return Err(GatewayError::invalid("the table is not partitioned"));
+    }
+    Ok(())
+}
+
+/// The values of `spec` in key order: exactly one non-empty value per partition key.
+fn values_of_spec(
+    keys: &[String],
+    spec: &gateway_core::wire::PartitionSpec,
+) -> Result<Vec<String>, GatewayError> {
+    ensure_partitioned(keys)?;
+    if let Some(unknown) = spec.keys().find(|k| !keys.contains(k)) {
+        return Err(GatewayError::invalid(format!(
+            "`partition` names `{unknown}`, which is not a partition key (the keys are {})",
+            quoted(keys)
+        )));
+    }
+    keys.iter()
+        .map(|key| match spec.get(key) {
+            Some(v) if !v.is_empty() => Ok(v.clone()),
+            Some(_) => Err(GatewayError::invalid(format!(
+                "`partition.{key}` must not be empty"
+            ))),
+            None => Err(GatewayError::invalid(format!(
+                "`partition` lacks a value for partition key `{key}` (the keys are {})",
+                quoted(keys)
+            ))),
+        })
+        .collect()
+}
+
+/// The values of a partition name: one non-empty value per partition key, joined by `$`.
+fn values_of_name(keys: &[String], name: &str) -> Result<Vec<String>, GatewayError> {
+    ensure_partitioned(keys)?;
+    let values: Vec<String> = name.split(NAME_SEPARATOR).map(str::to_owned).collect();
+    if values.len() != keys.len() || values.iter().any(String::is_empty) {
+        return Err(GatewayError::invalid(format!(
+            "partition name `{name}` must be {} non-empty value(s) for {} joined by `$`",
+            keys.len(),
+            quoted(keys)
+        )));
+    }
+    Ok(values)
+}
+
+/// The fluss-rs spec of `values` (in key order).
+fn fluss_spec(keys: &[String], values: &[String]) -> PartitionSpec {
+    PartitionSpec::new(
+        keys.iter()
+            .cloned()
+            .zip(values.iter().cloned())
+            .collect::<HashMap<String, String>>(),
+    )
+}
+
+fn quoted(keys: &[String]) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{app, call, get, with_json};
+    use super::*;
+    use axum::body::Body;
+    use axum::http::Request;
+    use gateway_core::ErrorCode;
+
+    fn keys(k: &[&str]) -> Vec<String> {
+        k.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn spec(pairs: &[(&str, &str)]) -> gateway_core::wire::PartitionSpec {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn partition_names_split_on_dollar_in_key_order() {
+        let k = keys(&["dt", "region"]);
+        assert_eq!(
+            values_of_name(&k, "2026-08-25$eu").unwrap(),
+            ["2026-08-25", "eu"]
+        );
+        assert_eq!(
+            values_of_name(&keys(&["dt"]), "2026-08-25").unwrap(),
+            ["2026-08-25"]
+        );
+        for bad in ["2026-08-25", "a$b$c", "$eu", "a$", ""] {
+            let e = values_of_name(&k, bad).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+        let e = values_of_name(&[], "x").unwrap_err();
+        assert!(e.message().contains("not partitioned"), "{e}");
+    }
+
+    #[test]
+    fn partition_specs_need_exactly_the_partition_keys() {
+        let k = keys(&["dt", "region"]);
+        assert_eq!(
+            values_of_spec(&k, &spec(&[("region", "eu"), ("dt", "d1")])).unwrap(),
+            ["d1", "eu"]
+        );
+        for bad in [
+            spec(&[("dt", "d1")]),
+            spec(&[("dt", "d1"), ("region", "eu"), ("x", "1")]),
+            spec(&[("dt", ""), ("region", "eu")]),
+            spec(&[]),
+        ] {
+            let e = values_of_spec(&k, &bad).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad:?}");
+        }
+        let s = fluss_spec(&k, &["d1".into(), "eu".into()]);
+        assert_eq!(s.get_spec_map()["region"], "eu");
+    }
+
+    #[tokio::test]
+    async fn partition_requests_are_checked_before_touching_fluss() {
+        let base = "/v1/clusters/default/databases/db/tables/t/partitions";
+        let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
+            (
+                "unknown cluster",
+                get("/v1/clusters/nope/databases/db/tables/t/partitions"),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "unknown parameter",
+                get(&format!("{base}?spec=x")),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "spec not an object",
+                with_json("POST", base, r#"{"partition":["x"]}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "non-string value",
+                with_json("POST", base, r#"{"partition":{"dt":1}}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "unknown field",
+                with_json("POST", base, r#"{"partition":{},"x":1}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "create as text",
+                Request::post(base)
+                    .header("content-type", "text/plain")
+                    .body(Body::from("{}"))
+                    .unwrap(),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+            ),
+            (
+                "drop with query",
+                Request::delete(format!("{base}/2026%2408?x=1"))
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "drop on unknown cluster",
+                Request::delete("/v1/clusters/nope/databases/db/tables/t/partitions/p")
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+        ];
+        for (label, req, status, code) in cases {
+            let (got, body) = call(app(), req).await;
+            assert_eq!(got, status, "{label}: {body}");
+            assert_eq!(body["error"]["code"], code, "{label}: {body}");
+        }
+    }
+}

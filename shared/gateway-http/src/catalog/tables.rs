@@ -1,0 +1,510 @@
+//! `GET` / `POST …/databases/{database}/tables` and `GET` / `PATCH` / `DELETE …/tables/{table}`.
+//!
+//! The CreateTable body is turned into a Fluss descriptor by gateway-core (`table_descriptor`),
+//! which checks everything that needs no server; `table.*` config keys are the server's to
+//! validate. Our own create, alter and drop drop the pool's cached handle of the table.
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json};
+use fluss::metadata::{
+    AddColumn, AlterConfig, AlterConfigOpType, AlterTableChanges, ColumnPositionType, JsonSerde,
+};
+use gateway_core::GatewayError;
+use gateway_core::routes::{TABLE, TABLES};
+use gateway_core::types::{
+    check_identifier, parse_column_type, table_description, table_descriptor, validate_only_summary,
+};
+use gateway_core::wire::{AlterTableRequest, CreateTableRequest, TableChange, TablesResponse};
+use std::time::Instant;
+
+use super::pagination::{page_of, page_query};
+use super::{
+    DatabaseParams, DdlState, TableParams, created, elapsed_ms, json_body, table_location,
+};
+use crate::checks::ensure_no_query;
+use crate::error::error_response;
+use crate::middleware::RequestCtx;
+
+pub(super) fn routes() -> Router<DdlState> {
+    Router::new()
+        .route(TABLES, get(list_tables).post(create_table))
+        .route(
+            TABLE,
+            get(describe_table).patch(alter_table).delete(drop_table),
+        )
+}
+
+/// 400 naming the field for a database or table name Fluss would refuse, before any I/O.
+pub(super) fn check_table_params(params: &TableParams) -> Result<(), GatewayError> {
+    check_identifier("database", &params.database)?;
+    check_identifier("table", &params.table)
+}
+
+async fn list_tables(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<DatabaseParams>,
+    uri: Uri,
+) -> Response {
+    run_list(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_list(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &DatabaseParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    let query = page_query(uri.query())?;
+    check_identifier("database", &params.database)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let all = session
+        .call(
+            "listing tables",
+            session.admin.list_tables(&params.database),
+        )
+        .await?;
+    // An empty answer may hide a missing database: 404 `database_not_found`, as upstream.
+    if all.is_empty() {
+        session.ensure_database(&params.database).await?;
+    }
+    let (tables, next_page_token) = page_of(all, |s| s.as_str(), &query)?;
+    Ok(Json(TablesResponse {
+        tables,
+        next_page_token,
+    })
+    .into_response())
+}
+
+async fn create_table(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<DatabaseParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_create(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_create(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &DatabaseParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    let started = Instant::now();
+    ensure_no_query(uri)?;
+    let req: CreateTableRequest = json_body(headers, body)?;
+    check_identifier("database", &params.database)?;
+    let descriptor = table_descriptor(&req)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    if req.validate_only {
+        // Nothing is created; the database is the one thing a dry run can still check.
+        session.ensure_database(&params.database).await?;
+        return Ok(Json(validate_only_summary(&params.database, &req)).into_response());
+    }
+    let path = fluss::metadata::TablePath::new(params.database.clone(), req.table_name.clone());
+    session
+        .call(
+            "creating the table",
+            session.admin.create_table(&path, &descriptor, false),
+        )
+        .await?;
+    // A handle cached for an earlier table of the same name must not outlive it.
+    state.pool.invalidate(&params.cluster, &path);
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %path,
+        elapsed_ms = elapsed_ms(started),
+        "table created"
+    );
+    Ok(created(
+        &table_location(&params.cluster, &params.database, &req.table_name),
+        None,
+    ))
+}
+
+async fn describe_table(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+) -> Response {
+    run_describe(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_describe(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    check_table_params(params)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let path = params.path();
+    let info = match session
+        .call("describing the table", session.admin.get_table_info(&path))
+        .await
+    {
+        Ok(info) => info,
+        Err(e) => return Err(session.refine_not_found(&params.database, e).await),
+    };
+    Ok(Json(table_description(&info)).into_response())
+}
+
+async fn alter_table(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_alter(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_alter(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    let req: AlterTableRequest = json_body(headers, body)?;
+    check_table_params(params)?;
+    let changes = alter_changes(&req)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let path = params.path();
+    let altered = session
+        .call(
+            "altering the table",
+            session.admin.alter_table(&path, false, changes),
+        )
+        .await;
+    if let Err(e) = altered {
+        return Err(session.refine_not_found(&params.database, e).await);
+    }
+    // The cached handle holds the old schema and writers bound to it.
+    state.pool.invalidate(&params.cluster, &path);
+    // Keys and column names only: a config value may be anything the caller chose.
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %path,
+        changes = req.changes.len(),
+        "table altered"
+    );
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The PATCH body as one fluss-rs `alter_table` call: added columns are always nullable (rows
+/// already written have no value for them); `set_config` / `reset_config` are SET / DELETE of
+/// the key, which Fluss applies to its table properties for `table.*` keys and to the custom
+/// properties otherwise.
+fn alter_changes(req: &AlterTableRequest) -> Result<AlterTableChanges, GatewayError> {
+    req.ensure_valid()?;
+    let mut changes = AlterTableChanges::default();
+    for (i, change) in req.changes.iter().enumerate() {
+        match change {
+            TableChange::AddColumn {
+                name,
+                data_type,
+                comment,
+            } => {
+                if name.trim().is_empty() {
+                    return Err(GatewayError::invalid(format!(
+                        "`changes[{i}].name` must not be empty"
+                    )));
+                }
+                let dt = parse_column_type(name, data_type, true)?;
+                let json = dt
+                    .serialize_json()
+                    .and_then(|v| {
+                        serde_json::to_vec(&v).map_err(|e| fluss::error::Error::IllegalArgument {
+                            message: e.to_string(),
+                        })
+                    })
+                    .map_err(|_| {
+                        GatewayError::invalid(format!(
+                            "column `{name}`: the data_type cannot be sent to Fluss"
+                        ))
+                    })?;
+                changes.add_columns.push(AddColumn {
+                    column_name: name.clone(),
+                    data_type_json: json,
+                    comment: comment.clone(),
+                    position: ColumnPositionType::Last,
+                });
+            }
+            TableChange::SetConfig { key, value } => {
+                ensure_key(i, key)?;
+                changes.config_changes.push(AlterConfig::new(
+                    key.clone(),
+                    Some(value.clone()),
+                    AlterConfigOpType::Set,
+                ));
+            }
+            TableChange::ResetConfig { key } => {
+                ensure_key(i, key)?;
+                changes.config_changes.push(AlterConfig::new(
+                    key.clone(),
+                    None,
+                    AlterConfigOpType::Delete,
+                ));
+            }
+        }
+    }
+    Ok(changes)
+}
+
+fn ensure_key(index: usize, key: &str) -> Result<(), GatewayError> {
+    if key.trim().is_empty() {
+        return Err(GatewayError::invalid(format!(
+            "`changes[{index}].key` must not be empty"
+        )));
+    }
+    Ok(())
+}
+
+async fn drop_table(
+    State(state): State<DdlState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+) -> Response {
+    run_drop(&state, &ctx, &params, &uri)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_drop(
+    state: &DdlState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+) -> Result<Response, GatewayError> {
+    ensure_no_query(uri)?;
+    check_table_params(params)?;
+    let session = state.session(ctx, &params.cluster).await?;
+    let path = params.path();
+    let dropped = session
+        .call("dropping the table", session.admin.drop_table(&path, false))
+        .await;
+    if let Err(e) = dropped {
+        return Err(session.refine_not_found(&params.database, e).await);
+    }
+    state.pool.invalidate(&params.cluster, &path);
+    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, "table dropped");
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{app, call, get, with_json};
+    use super::*;
+    use axum::body::Body;
+    use axum::http::Request;
+    use gateway_core::ErrorCode;
+
+    const TABLES_URL: &str = "/v1/clusters/default/databases/db/tables";
+    const TABLE_URL: &str = "/v1/clusters/default/databases/db/tables/t";
+
+    fn parse(body: &str) -> AlterTableRequest {
+        serde_json::from_str(body).unwrap()
+    }
+
+    #[test]
+    fn alter_changes_map_to_one_fluss_call() {
+        let changes = alter_changes(&parse(
+            r#"{"changes":[{"kind":"add_column","name":"note","data_type":{"type":"DECIMAL","precision":18,"scale":2},"comment":"c"}]}"#,
+        ))
+        .unwrap();
+        assert_eq!(changes.add_columns.len(), 1);
+        let added = &changes.add_columns[0];
+        assert_eq!(added.column_name, "note");
+        assert_eq!(added.comment.as_deref(), Some("c"));
+        let json: serde_json::Value = serde_json::from_slice(&added.data_type_json).unwrap();
+        assert_eq!(json["type"], "DECIMAL");
+        assert_eq!(json["precision"], 18);
+
+        let changes = alter_changes(&parse(
+            r#"{"changes":[{"kind":"set_config","key":"owner","value":"a"},{"kind":"reset_config","key":"table.x"}]}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            changes.config_changes,
+            vec![
+                AlterConfig::new("owner", Some("a".into()), AlterConfigOpType::Set),
+                AlterConfig::new("table.x", None, AlterConfigOpType::Delete),
+            ]
+        );
+    }
+
+    #[test]
+    fn alter_changes_refuse_mixes_empty_keys_and_bad_types() {
+        for bad in [
+            r#"{"changes":[]}"#,
+            r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"INTEGER"}},{"kind":"set_config","key":"k","value":"v"}]}"#,
+            r#"{"changes":[{"kind":"set_config","key":" ","value":"v"}]}"#,
+            r#"{"changes":[{"kind":"reset_config","key":""}]}"#,
+            r#"{"changes":[{"kind":"add_column","name":"","data_type":{"type":"INTEGER"}}]}"#,
+            r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"DECIMAL","precision":99,"scale":0}}]}"#,
+            r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"INTEGER","nullable":false}}]}"#,
+        ] {
+            let e = alter_changes(&parse(bad)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+    }
+
+    #[tokio::test]
+    async fn table_requests_are_checked_before_touching_fluss() {
+        let good = r#"{"table_name":"t","columns":[{"name":"id","data_type":{"type":"INTEGER"}}]}"#;
+        let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
+            (
+                "unknown cluster",
+                get("/v1/clusters/nope/databases/db/tables"),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "describe on unknown cluster",
+                get("/v1/clusters/nope/databases/db/tables/t"),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "create on unknown cluster",
+                with_json("POST", "/v1/clusters/nope/databases/db/tables", good),
+                StatusCode::NOT_FOUND,
+                "cluster_not_found",
+            ),
+            (
+                "list with unknown parameter",
+                get(&format!("{TABLES_URL}?page=2")),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "describe with query",
+                get(&format!("{TABLE_URL}?verbose=1")),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "create as text",
+                Request::post(TABLES_URL)
+                    .header("content-type", "text/plain")
+                    .body(Body::from(good))
+                    .unwrap(),
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+            ),
+            (
+                "create with unknown field",
+                with_json(
+                    "POST",
+                    TABLES_URL,
+                    r#"{"table_name":"t","columns":[],"colour":1}"#,
+                ),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "create without columns",
+                with_json("POST", TABLES_URL, r#"{"table_name":"t","columns":[]}"#),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "create with a nullable key",
+                with_json(
+                    "POST",
+                    TABLES_URL,
+                    r#"{"table_name":"t","columns":[{"name":"id","data_type":{"type":"INTEGER"},"nullable":true}],"primary_key":["id"]}"#,
+                ),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "create with a table. custom property",
+                with_json(
+                    "POST",
+                    TABLES_URL,
+                    r#"{"table_name":"t","columns":[{"name":"id","data_type":{"type":"INTEGER"}}],"custom_properties":{"table.x":"1"}}"#,
+                ),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "create with an invalid table name",
+                with_json(
+                    "POST",
+                    TABLES_URL,
+                    r#"{"table_name":"a b","columns":[{"name":"id","data_type":{"type":"INTEGER"}}]}"#,
+                ),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "mixed alter",
+                with_json(
+                    "PATCH",
+                    TABLE_URL,
+                    r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"INTEGER"}},{"kind":"reset_config","key":"k"}]}"#,
+                ),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "alter of unknown kind",
+                with_json(
+                    "PATCH",
+                    TABLE_URL,
+                    r#"{"changes":[{"kind":"drop_column","name":"a"}]}"#,
+                ),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "drop with query",
+                Request::delete(format!("{TABLE_URL}?if_exists=true"))
+                    .body(Body::empty())
+                    .unwrap(),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "PUT on a table",
+                Request::put(TABLE_URL).body(Body::empty()).unwrap(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+            ),
+        ];
+        for (label, req, status, code) in cases {
+            let (got, body) = call(app(), req).await;
+            assert_eq!(got, status, "{label}: {body}");
+            assert_eq!(body["error"]["code"], code, "{label}: {body}");
+        }
+    }
+}
