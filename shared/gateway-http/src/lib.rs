@@ -19,9 +19,11 @@ mod checks;
 mod configs;
 mod error;
 mod health;
+mod lookup;
 mod middleware;
 mod records;
 mod serve;
+mod table_route;
 
 pub use checks::{
     ensure_accepts_json, ensure_json_content_type, ensure_no_query, is_json_media_type,
@@ -32,6 +34,12 @@ pub use configs::{
 };
 pub use error::{REQUEST_ID_HEADER, error_response};
 pub use health::health_routes;
+pub use lookup::limits::{
+    DEFAULT_LOOKUP_MAX_CONCURRENT, DEFAULT_LOOKUP_MAX_KEY_BYTES, DEFAULT_LOOKUP_MAX_KEYS,
+    DEFAULT_PREFIX_MAX_PREFIXES, DEFAULT_PREFIX_MAX_ROWS, LOOKUP_MAX_CONCURRENT_KEY,
+    LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
+};
+pub use lookup::{LookupLimits, LookupState, lookup_routes};
 pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router};
 pub use records::limits::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_ROWS, MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY,
