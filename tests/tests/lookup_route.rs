@@ -6,7 +6,6 @@
 mod lookup_support;
 mod write_support;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, to_bytes};
@@ -347,14 +346,7 @@ async fn a_lookup_past_its_deadline_answers_504_instead_of_hanging() {
     let conn = stack.connect_plaintext().await;
     let path = TablePath::new(DB.to_owned(), unique_name("deadline"));
     create(&conn, &path, all_types_schema(), 1, &[], &[]).await;
-    let map: BTreeMap<String, String> = [
-        "FLUSS_GATEWAY__CLUSTERS",
-        "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS",
-    ]
-    .iter()
-    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
-    .collect();
-    let pool = Pool::new(PoolConfig::from_map(&map).expect("pool config"));
+    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).expect("pool config"));
     let router = |timeout: Duration| {
         let deadlines = DeadlinePolicy {
             request_timeout: timeout,

@@ -24,6 +24,8 @@ mod middleware;
 mod records;
 mod serve;
 mod table_route;
+#[cfg(test)]
+mod test_support;
 
 pub use checks::{
     ensure_accepts_json, ensure_json_content_type, ensure_no_query, is_json_media_type,

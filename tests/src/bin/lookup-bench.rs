@@ -15,7 +15,6 @@
 //! Defaults: 100 keys per batch, 200 batches, 1000 single-key lookups (each after 10% warm-up),
 //! on a table of 10 000 rows of which every tenth key is missing.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -28,6 +27,7 @@ use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PoolConfig, TableHand
 use gateway_http::{
     DEFAULT_MAX_REQUEST_BYTES, LookupLimits, LookupState, build_router, lookup_routes,
 };
+use integration_tests::bench::{arg, ms, pct};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use tokio::task::JoinSet;
@@ -47,13 +47,6 @@ async fn main() -> ExitCode {
     }
 }
 
-fn arg(n: usize, default: usize) -> Result<usize, String> {
-    match std::env::args().nth(n) {
-        None => Ok(default),
-        Some(v) => v.parse().map_err(|e| format!("argument {n} `{v}`: {e}")),
-    }
-}
-
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -61,14 +54,7 @@ fn err(e: impl std::fmt::Display) -> String {
 async fn run() -> Result<(), String> {
     let (keys, batches, singles) = (arg(1, 100)?, arg(2, 200)?, arg(3, 1000)?);
     let stack = Stack::load();
-    let map: BTreeMap<String, String> = [
-        "FLUSS_GATEWAY__CLUSTERS",
-        "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS",
-    ]
-    .iter()
-    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
-    .collect();
-    let pool = Pool::new(PoolConfig::from_map(&map).map_err(err)?);
+    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(err)?);
     let path = TablePath::new("lookup_bench".to_owned(), unique_name("users"));
     create_table(&pool, &path).await?;
     let (_, handle) = pool
@@ -93,37 +79,51 @@ async fn run() -> Result<(), String> {
         "lookup-bench: table {path} ({ROWS} keys, 10% missing), {keys}-key batches x {batches}, {singles} single-key lookups"
     );
 
+    // Direct and handler calls alternate (each first in turn), so load from other processes
+    // on the shared machine falls on both columns alike.
     let warm = |n: usize| (n / 10).max(1);
     let mut one = handle.lookuper().map_err(err)?;
-    let mut direct_single = Vec::with_capacity(singles);
+    let (mut direct_single, mut http_single) = (Vec::new(), Vec::new());
     for i in 0..warm(singles) + singles {
-        let started = Instant::now();
-        direct_one(&mut one, key(i * 7919)).await?;
+        let k = i * 7919;
+        let (d, h) = if i % 2 == 0 {
+            let d = timed(direct_one(&mut one, key(k))).await?;
+            (d, timed(via_router(&router, &url, k, 1)).await?)
+        } else {
+            let h = timed(via_router(&router, &url, k, 1)).await?;
+            (timed(direct_one(&mut one, key(k))).await?, h)
+        };
         if i >= warm(singles) {
-            direct_single.push(started.elapsed());
+            direct_single.push(d);
+            http_single.push(h);
         }
     }
-    let http_single = time_each(warm(singles), singles, |i| {
-        via_router(&router, &url, i * 7919, 1)
-    })
-    .await?;
 
-    let mut pool_of_lookupers: Vec<Lookuper> = (0..keys)
+    let mut lookupers: Vec<Lookuper> = (0..keys)
         .map(|_| handle.lookuper())
         .collect::<Result<_, _>>()
         .map_err(err)?;
-    let mut direct_batch = Vec::with_capacity(batches);
+    let (mut direct_batch, mut http_batch) = (Vec::new(), Vec::new());
     for b in 0..warm(batches) + batches {
+        let first = b * keys;
         let started = Instant::now();
-        pool_of_lookupers = direct_many(pool_of_lookupers, b * keys).await?;
+        if b % 2 == 1 {
+            via_router(&router, &url, first, keys).await?;
+        }
+        let mid = Instant::now();
+        lookupers = direct_many(lookupers, first).await?;
+        let direct = mid.elapsed();
+        let end = Instant::now();
+        if b % 2 == 0 {
+            via_router(&router, &url, first, keys).await?;
+        }
+        let handler = end.elapsed() + (mid - started);
         if b >= warm(batches) {
-            direct_batch.push(started.elapsed());
+            direct_batch.push(direct);
+            http_batch.push(handler);
         }
     }
-    let http_batch = time_each(warm(batches), batches, |b| {
-        via_router(&router, &url, b * keys, keys)
-    })
-    .await?;
+    let cpu = handler_cpu(&handle, &mut lookupers[0], keys).await?;
 
     let rate = |times: &[Duration]| {
         let total: Duration = times.iter().sum();
@@ -156,40 +156,59 @@ async fn run() -> Result<(), String> {
         ms(pct(&http_batch, 50)),
         ms(pct(&http_batch, 50)) - ms(pct(&direct_batch, 50))
     );
+    println!(
+        "| handler CPU per {keys}-key request without Fluss (parse, decode keys, encode rows, render) | | {:.3} ms | |",
+        ms(cpu)
+    );
     Ok(())
+}
+
+async fn timed<T>(
+    fut: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<Duration, String> {
+    let started = Instant::now();
+    fut.await?;
+    Ok(started.elapsed())
+}
+
+/// The handler's own work on a `keys`-key request, Fluss left out: parse the body, decode every
+/// key, encode a found row per key and render the response (median of 200 runs).
+async fn handler_cpu(
+    handle: &TableHandle,
+    lookuper: &mut Lookuper,
+    keys: usize,
+) -> Result<Duration, String> {
+    use gateway_core::codec::RowRef;
+    use gateway_core::wire::{LookupRequest, LookupResponse, LookupResult};
+    let mut key_row = GenericRow::new(1);
+    key_row.set_field(0, Datum::Int32(1));
+    let stored = lookuper.lookup(&key_row).await.map_err(err)?;
+    let row = stored
+        .get_single_row()
+        .map_err(err)?
+        .ok_or("key 1 not found")?;
+    let ids: Vec<_> = (0..keys).map(|k| json!({"id": key(k)})).collect();
+    let body = json!({ "keys": ids }).to_string();
+    let codec = handle.codec();
+    let mut times = Vec::with_capacity(200);
+    for _ in 0..200 {
+        let started = Instant::now();
+        let req: LookupRequest = serde_json::from_slice(body.as_bytes()).map_err(err)?;
+        let mut results = Vec::with_capacity(keys);
+        for (i, k) in req.keys.iter().enumerate() {
+            let _decoded = codec.decode_key(RowRef::Key(i), k).map_err(err)?;
+            let index = u32::try_from(i).map_err(err)?;
+            results.push(LookupResult::found(index, codec.encode(&row).map_err(err)?));
+        }
+        let rendered = serde_json::to_vec(&LookupResponse { results }).map_err(err)?;
+        std::hint::black_box(rendered);
+        times.push(started.elapsed());
+    }
+    Ok(pct(&times, 50))
 }
 
 fn deadline() -> Deadline {
     Deadline::after(Duration::from_secs(30))
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn pct(times: &[Duration], p: usize) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    let i = (sorted.len() * p / 100).min(sorted.len().saturating_sub(1));
-    sorted.get(i).copied().unwrap_or_default()
-}
-
-/// Runs `op(i)` `warmup` times untimed, then `n` times timed.
-async fn time_each<F, Fut>(warmup: usize, n: usize, op: F) -> Result<Vec<Duration>, String>
-where
-    F: Fn(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<(), String>>,
-{
-    for i in 0..warmup {
-        op(n + i).await?;
-    }
-    let mut times = Vec::with_capacity(n);
-    for i in 0..n {
-        let started = Instant::now();
-        op(i).await?;
-        times.push(started.elapsed());
-    }
-    Ok(times)
 }
 
 fn key(k: usize) -> i32 {

@@ -26,18 +26,28 @@ pub(super) async fn lookup_keys(
         .enumerate()
         .map(|(i, key)| codec.decode_key(RowRef::Key(i), key))
         .collect::<Result<Vec<_>, _>>()?;
-    let found = all_in_flight(conn, deadline, rows, |key| {
-        let handle = handle.clone();
-        async move {
-            let mut lookuper = handle.lookuper()?;
-            let result = lookuper.lookup(&key).await?;
-            match result.get_single_row()? {
-                None => Ok(None),
-                Some(row) => Ok(Some(handle.codec().encode(&row)?)),
+    // Lookupers are taken before any task starts, so every key reaches fluss-rs's queue within
+    // one collection window and the request costs one round trip per tablet server.
+    let lookupers = handle.lookupers(rows.len())?;
+    let answers = all_in_flight(
+        conn,
+        deadline,
+        lookupers.into_iter().zip(rows).collect(),
+        |(mut lookuper, key)| {
+            let handle = handle.clone();
+            async move {
+                let result = lookuper.lookup(&key).await?;
+                let row = match result.get_single_row()? {
+                    None => None,
+                    Some(row) => Some(handle.codec().encode(&row)?),
+                };
+                Ok((row, lookuper))
             }
-        }
-    })
+        },
+    )
     .await?;
+    let (found, lookupers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+    handle.recycle_lookupers(lookupers);
     Ok(found
         .into_iter()
         .enumerate()

@@ -45,14 +45,20 @@ pub(super) fn check_prefix_columns(
         .collect();
     let bucket: Vec<&String> = layout.bucket_key.iter().collect();
     if bucket.is_empty() || bucket.len() >= physical.len() || !physical.starts_with(&bucket) {
+        // Say how to get a table that can serve them, when its key has a proper prefix at all.
+        let hint = match physical.first() {
+            Some(first) if physical.len() > 1 => format!(
+                " (create the table with a leading part of the key as bucket key, e.g. \
+                 `\"distribution\":{{\"bucket_keys\":[\"{first}\"]}}`)"
+            ),
+            _ => " (a one-column key has no proper prefix)".to_owned(),
+        };
         return Err(GatewayError::invalid(format!(
             "table `{}` cannot serve prefix lookups: its bucket key {} is not a proper leading \
-             part of its primary key {} (create the table with such a bucket key, e.g. \
-             `\"distribution\":{{\"bucket_keys\":[\"{}\"]}}`)",
+             part of its primary key {}{hint}",
             layout.table,
             list(layout.bucket_key.iter()),
             list(physical.iter().copied()),
-            physical.first().map_or("", |c| c.as_str()),
         )));
     }
     let expected: Vec<&String> = layout
@@ -123,23 +129,30 @@ pub(super) async fn lookup_prefixes(
         .enumerate()
         .map(|(i, prefix)| codec.decode_columns(RowRef::Prefix(i), prefix, &positions))
         .collect::<Result<Vec<_>, _>>()?;
-    let columns = Arc::new(columns.to_vec());
-    let answers = all_in_flight(conn, deadline, rows, |prefix| {
-        let handle = handle.clone();
-        let columns = columns.clone();
-        async move {
-            let mut lookuper = handle.prefix_lookuper(&columns)?;
-            let result = lookuper.lookup(&prefix).await?;
-            let rows = result.get_rows()?;
-            let truncated = rows.len() > max_rows;
-            let encoded = rows
-                .iter()
-                .take(max_rows)
-                .map(|row| handle.codec().encode(row))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((encoded, truncated))
-        }
-    })
+    // Made before any task starts, so all prefixes reach fluss-rs's queue in one window.
+    let lookupers = rows
+        .iter()
+        .map(|_| handle.prefix_lookuper(columns))
+        .collect::<Result<Vec<_>, _>>()?;
+    let answers = all_in_flight(
+        conn,
+        deadline,
+        lookupers.into_iter().zip(rows).collect(),
+        |(mut lookuper, prefix)| {
+            let handle = handle.clone();
+            async move {
+                let result = lookuper.lookup(&prefix).await?;
+                let rows = result.get_rows()?;
+                let truncated = rows.len() > max_rows;
+                let encoded = rows
+                    .iter()
+                    .take(max_rows)
+                    .map(|row| handle.codec().encode(row))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((encoded, truncated))
+            }
+        },
+    )
     .await?;
     Ok(answers
         .into_iter()
@@ -223,6 +236,10 @@ mod tests {
             assert!(e.contains("cannot serve prefix lookups"), "{bucket:?}: {e}");
             assert!(e.contains("primary key [`id`, `v`]"), "{e}");
         }
+        let e = check(&["id"], &["id"], &[], &["id"]).unwrap_err();
+        assert!(e.contains("a one-column key has no proper prefix"), "{e}");
+        let e = check(&["id", "v"], &["id", "v"], &[], &["id"]).unwrap_err();
+        assert!(e.contains(r#""bucket_keys":["id"]"#), "{e}");
         // Partition columns are not part of the physical key the bucket key must lead.
         let e = check(&["dt", "id"], &["id"], &["dt"], &["dt", "id"]).unwrap_err();
         assert!(e.contains("cannot serve prefix lookups"), "{e}");

@@ -154,38 +154,18 @@ fn ensure_row_limit(req: &WriteRequest, max_rows: usize) -> Result<(), GatewayEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{call, post_json, unreachable_pool};
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
-    use fluss_pool::PoolConfig;
-    use fluss_pool::config::ClusterConfig;
     use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/databases/db/tables/t/records";
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: WriteLimits) -> Router {
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
-        );
+        let pool = unreachable_pool("default");
         let state = WriteState::new(pool, DeadlinePolicy::default(), limits);
         crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
-    }
-
-    async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {
-        let resp = app.oneshot(req).await.unwrap();
-        let status = resp.status();
-        let id = resp.headers()["x-request-id"].to_str().unwrap().to_owned();
-        let body: serde_json::Value =
-            serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
-        assert_eq!(body["error"]["request_id"], id.as_str(), "{body}");
-        (status, body)
-    }
-
-    fn post_json(url: &str, body: &str) -> Request<Body> {
-        Request::post(url)
-            .header("content-type", "application/json")
-            .body(Body::from(body.to_owned()))
-            .unwrap()
     }
 
     const ONE_ROW: &str = r#"{"entries":[{"id":"e1","upsert":{"id":1}}]}"#;
@@ -279,9 +259,7 @@ mod tests {
         // `cluster_not_found` without any I/O.
         let event = include_str!("../../../../events/write-upsert.json");
         let req = lambda_http::request::from_str(event).unwrap();
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),
-        );
+        let pool = unreachable_pool("other");
         let state = WriteState::new(pool, DeadlinePolicy::default(), WriteLimits::default());
         let app = crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
         let resp = app.oneshot(req).await.unwrap();
@@ -319,9 +297,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_concurrency_gate_answers_429_with_retry_after() {
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
-        );
+        let pool = unreachable_pool("default");
         let limits = WriteLimits {
             max_concurrent: 1,
             ..WriteLimits::default()
