@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use fluss::client::FlussConnection;
 use fluss::config::Config;
 
+pub mod bench;
 pub mod private_stack;
 
 /// Bound on connecting in tests: fluss-rs has no request timeout of its own.
@@ -92,6 +93,18 @@ impl Stack {
         self.vars
             .get(key)
             .unwrap_or_else(|| panic!("{key} missing from {}", Self::env_path().display()))
+    }
+
+    /// The gateway configuration of the stack's default cluster (plaintext listener), as a
+    /// function's environment map: what in-process routers and benchmarks build their pool from.
+    pub fn gateway_env(&self) -> std::collections::BTreeMap<String, String> {
+        [
+            "FLUSS_GATEWAY__CLUSTERS",
+            "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS",
+        ]
+        .iter()
+        .map(|k| ((*k).to_owned(), self.var(k).to_owned()))
+        .collect()
     }
 
     /// Fluss version the stack runs.

@@ -5,7 +5,9 @@
 //! still shows the same table id and schema id (no RPC: a dropped or recreated table is evicted
 //! there by the first write that fails on it) and while it is younger than `table-cache.ttl`;
 //! then one metadata RPC re-validates it. Writers are owned by the handle and die with it.
-//! This module refuses per-request state: lookupers are made per request from the handle.
+//! This module refuses per-request state: a request takes its lookupers from the handle and
+//! gives them back when done (idle lookupers are kept, as creating 100 of them costs more
+//! than the lookups' own client work).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +28,9 @@ use crate::pool::{Stats, bump};
 /// (a writer is cheap, the bound only caps memory under adversarial column sets).
 const MAX_PARTIAL_WRITERS: usize = 32;
 
+/// Idle primary-key lookupers kept per table (two full requests of the default 128 keys).
+const MAX_IDLE_LOOKUPERS: usize = 256;
+
 /// A cached table: its metadata, codec and writers, bound to one table id and schema id.
 pub struct TableHandle {
     conn: Arc<FlussConnection>,
@@ -35,6 +40,8 @@ pub struct TableHandle {
     upsert: Mutex<Option<Arc<UpsertWriter>>>,
     append: Mutex<Option<Arc<AppendWriter>>>,
     partial: Mutex<HashMap<Vec<usize>, Arc<UpsertWriter>>>,
+    /// Lookupers given back by finished requests; they hold no request state between lookups.
+    idle_lookupers: Mutex<Vec<Lookuper>>,
 }
 
 impl std::fmt::Debug for TableHandle {
@@ -62,6 +69,7 @@ impl TableHandle {
             upsert: Mutex::new(None),
             append: Mutex::new(None),
             partial: Mutex::new(HashMap::new()),
+            idle_lookupers: Mutex::new(Vec::new()),
         })
     }
 
@@ -147,6 +155,30 @@ impl TableHandle {
     /// one would serialise requests across the batching window).
     pub fn lookuper(&self) -> Result<Lookuper, GatewayError> {
         Ok(self.table().new_lookup()?.create_lookuper()?)
+    }
+
+    /// `n` primary-key lookupers for one request, idle ones first (no RPC either way). One per
+    /// key lets every key of a request be in flight at once; give them back with
+    /// [`TableHandle::recycle_lookupers`] after lookups that completed.
+    pub fn lookupers(&self, n: usize) -> Result<Vec<Lookuper>, GatewayError> {
+        let mut out = {
+            let mut idle = self.idle_lookupers.lock().map_err(|_| poisoned())?;
+            let keep = idle.len().saturating_sub(n);
+            idle.split_off(keep)
+        };
+        while out.len() < n {
+            out.push(self.lookuper()?);
+        }
+        Ok(out)
+    }
+
+    /// Keeps `lookupers` (taken from this handle, their lookups completed) for later requests,
+    /// up to a bound; the rest are dropped.
+    pub fn recycle_lookupers(&self, lookupers: impl IntoIterator<Item = Lookuper>) {
+        if let Ok(mut idle) = self.idle_lookupers.lock() {
+            let room = MAX_IDLE_LOOKUPERS.saturating_sub(idle.len());
+            idle.extend(lookupers.into_iter().take(room));
+        }
     }
 
     /// A prefix lookuper on `columns` for one request.

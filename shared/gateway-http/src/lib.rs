@@ -20,9 +20,14 @@ mod checks;
 mod configs;
 mod error;
 mod health;
+mod lookup;
 mod middleware;
 mod records;
 mod serve;
+mod standalone;
+mod table_route;
+#[cfg(test)]
+mod test_support;
 
 pub use catalog::options::{DEFAULT_METADATA_MAX_CONCURRENT, METADATA_MAX_CONCURRENT_KEY};
 pub use catalog::{DdlOptions, DdlState, ddl_routes};
@@ -35,6 +40,12 @@ pub use configs::{
 };
 pub use error::{REQUEST_ID_HEADER, error_response};
 pub use health::health_routes;
+pub use lookup::limits::{
+    DEFAULT_LOOKUP_MAX_CONCURRENT, DEFAULT_LOOKUP_MAX_KEY_BYTES, DEFAULT_LOOKUP_MAX_KEYS,
+    DEFAULT_PREFIX_MAX_PREFIXES, DEFAULT_PREFIX_MAX_ROWS, LOOKUP_MAX_CONCURRENT_KEY,
+    LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
+};
+pub use lookup::{LookupLimits, LookupState, lookup_routes};
 pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router};
 pub use records::limits::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_ROWS, MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY,
@@ -45,3 +56,4 @@ pub use serve::{
     LISTEN_ENV, ServeError, config_problems, init_tracing, new_pool, run, run_function, serve,
     serve_on,
 };
+pub use standalone::gateway_router;

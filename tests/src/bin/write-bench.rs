@@ -14,10 +14,9 @@
 //!
 //! Defaults: 1000 rows per batch, 30 batches, 500 single-row writes (each after 10% warm-up).
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::Request;
@@ -25,6 +24,7 @@ use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
 use fluss::row::{Datum, GenericRow};
 use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
 use gateway_http::{WriteLimits, WriteState, build_router, write_routes};
+use integration_tests::bench::{arg, ms, pct, time_each};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use tower::ServiceExt;
@@ -40,24 +40,10 @@ async fn main() -> ExitCode {
     }
 }
 
-fn arg(n: usize, default: usize) -> Result<usize, String> {
-    match std::env::args().nth(n) {
-        None => Ok(default),
-        Some(v) => v.parse().map_err(|e| format!("argument {n} `{v}`: {e}")),
-    }
-}
-
 async fn run() -> Result<(), String> {
     let (rows, batches, singles) = (arg(1, 1000)?, arg(2, 30)?, arg(3, 500)?);
     let stack = Stack::load();
-    let map: BTreeMap<String, String> = [
-        "FLUSS_GATEWAY__CLUSTERS",
-        "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS",
-    ]
-    .iter()
-    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
-    .collect();
-    let pool = Pool::new(PoolConfig::from_map(&map).map_err(|e| e.to_string())?);
+    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(|e| e.to_string())?);
     let path = TablePath::new("write_bench".to_owned(), unique_name("users"));
     create_table(&pool, &path).await?;
     let (_, handle) = pool
@@ -146,35 +132,6 @@ async fn run() -> Result<(), String> {
 
 fn deadline() -> Deadline {
     Deadline::after(Duration::from_secs(30))
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn pct(times: &[Duration], p: usize) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort();
-    let i = (sorted.len() * p / 100).min(sorted.len().saturating_sub(1));
-    sorted.get(i).copied().unwrap_or_default()
-}
-
-/// Runs `op(i)` `warmup` times untimed, then `n` times timed.
-async fn time_each<F, Fut>(warmup: usize, n: usize, op: F) -> Result<Vec<Duration>, String>
-where
-    F: Fn(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<(), String>>,
-{
-    for i in 0..warmup {
-        op(n + i).await?;
-    }
-    let mut times = Vec::with_capacity(n);
-    for i in 0..n {
-        let started = Instant::now();
-        op(i).await?;
-        times.push(started.elapsed());
-    }
-    Ok(times)
 }
 
 /// `count` upserts through the cached writer, every ack awaited (what the handler does, minus

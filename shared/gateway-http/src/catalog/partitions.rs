@@ -143,6 +143,11 @@ async fn run_create(
         )
         .await?;
     let name = values.join(&NAME_SEPARATOR.to_string());
+    // A caller may write the moment it sees 201: answer once the buckets can take writes.
+    session
+        .conn
+        .await_bucket_leaders(&path, Some(&name), info.num_buckets, &session.deadline)
+        .await;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %name, "partition created");
     let location = format!(
         "{}/partitions/{}",

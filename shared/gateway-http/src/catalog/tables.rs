@@ -125,6 +125,21 @@ async fn run_create(
         .await?;
     // A handle cached for an earlier table of the same name must not outlive it.
     state.pool.invalidate(&params.cluster, &path);
+    if req.partitioned_by.is_empty() {
+        // A caller may write the moment it sees 201: answer once the buckets can take writes.
+        let buckets = match &req.distribution {
+            Some(d) => i32::try_from(d.bucket_count).unwrap_or(i32::MAX),
+            None => session
+                .call("loading the table", session.admin.get_table_info(&path))
+                .await
+                .map(|info| info.num_buckets)
+                .unwrap_or(1),
+        };
+        session
+            .conn
+            .await_bucket_leaders(&path, None, buckets, &session.deadline)
+            .await;
+    }
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,

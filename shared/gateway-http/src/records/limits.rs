@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use fluss_pool::config::{env_var_name, parse_size};
 use gateway_core::GatewayError;
 
 use crate::middleware::DEFAULT_MAX_REQUEST_BYTES;
+use crate::table_route::{Setting, Unit, read_limits};
 
 /// `gateway.rest.write.max-rows` (upstream key): entries per request.
 pub const MAX_ROWS_KEY: &str = "gateway.rest.write.max-rows";
@@ -48,44 +48,29 @@ impl WriteLimits {
     /// Reads the limits from `map`; every problem is reported at once, by key.
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut limits = WriteLimits::default();
-        let mut problems = Vec::new();
-        let known = [MAX_ROWS_KEY, MAX_REQUEST_BYTES_KEY, MAX_CONCURRENT_KEY];
-        let env_namespace = env_var_name(NAMESPACE.trim_end_matches('.')) + "__";
-        for name in map.keys() {
-            let ours = name.starts_with(NAMESPACE) || name.starts_with(&env_namespace);
-            let listed = known.iter().any(|k| name == k || *name == env_var_name(k));
-            if ours && !listed {
-                problems.push(format!("`{name}`: unknown key"));
-            }
-        }
-        for (key, slot, is_size) in [
-            (MAX_ROWS_KEY, &mut limits.max_rows, false),
-            (MAX_REQUEST_BYTES_KEY, &mut limits.max_request_bytes, true),
-            (MAX_CONCURRENT_KEY, &mut limits.max_concurrent, false),
-        ] {
-            let env = env_var_name(key);
-            for (name, value) in [(key, map.get(key)), (env.as_str(), map.get(&env))] {
-                let Some(value) = value else { continue };
-                let parsed = if is_size {
-                    parse_size(value).and_then(|n| usize::try_from(n).map_err(|e| e.to_string()))
-                } else {
-                    value.trim().parse::<usize>().map_err(|e| e.to_string())
-                };
-                match parsed {
-                    Ok(0) => problems.push(format!("`{name}`: must be greater than 0")),
-                    Ok(n) => *slot = n,
-                    Err(e) => problems.push(format!("`{name}`: {e}")),
-                }
-            }
-        }
-        if problems.is_empty() {
-            Ok(limits)
-        } else {
-            Err(GatewayError::invalid(format!(
-                "invalid write configuration: {}",
-                problems.join("; ")
-            )))
-        }
+        read_limits(
+            map,
+            &[NAMESPACE],
+            &mut [
+                Setting {
+                    key: MAX_ROWS_KEY,
+                    slot: &mut limits.max_rows,
+                    unit: Unit::Count,
+                },
+                Setting {
+                    key: MAX_REQUEST_BYTES_KEY,
+                    slot: &mut limits.max_request_bytes,
+                    unit: Unit::Bytes,
+                },
+                Setting {
+                    key: MAX_CONCURRENT_KEY,
+                    slot: &mut limits.max_concurrent,
+                    unit: Unit::Count,
+                },
+            ],
+            "write",
+        )?;
+        Ok(limits)
     }
 }
 

@@ -22,14 +22,14 @@ use axum::routing::post;
 use axum::{Extension, Json};
 use fluss::metadata::TablePath;
 use fluss_pool::{DeadlinePolicy, Identity, Pool};
+use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
 use gateway_core::wire::{WriteRequest, WriteResponse};
-use gateway_core::{ErrorCode, GatewayError};
 use tokio::sync::Semaphore;
 
-use crate::checks::{body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query};
 use crate::error::error_response;
 use crate::middleware::RequestCtx;
+use crate::table_route::{TableParams, body_error, ensure_json_post, enter_gate, refine_not_found};
 pub use limits::WriteLimits;
 
 /// Everything the write route shares across requests; built once per container.
@@ -68,14 +68,6 @@ pub fn write_routes(state: WriteState) -> Router {
         .with_state(state)
 }
 
-/// Path parameters of the records route.
-#[derive(Debug, serde::Deserialize)]
-struct TableParams {
-    cluster: String,
-    database: String,
-    table: String,
-}
-
 async fn write_records(
     State(state): State<WriteState>,
     Extension(ctx): Extension<RequestCtx>,
@@ -98,22 +90,15 @@ async fn run_write(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, GatewayError> {
     let started = Instant::now();
-    ensure_no_query(uri)?;
-    ensure_json_content_type(headers)?;
-    ensure_accepts_json(headers)?;
+    ensure_json_post(uri, headers)?;
     let body = body.map_err(body_error)?;
     let req = WriteRequest::from_json_slice(&body)?;
     ensure_row_limit(&req, state.limits.max_rows)?;
-    let _permit = state.gate.clone().try_acquire_owned().map_err(|_| {
-        GatewayError::new(
-            ErrorCode::ResourceExhausted,
-            "too many concurrent write requests; retry later",
-        )
-    })?;
+    let _permit = enter_gate(&state.gate, "write")?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster)?;
     let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
-    let path = TablePath::new(params.database.clone(), params.table.clone());
+    let path = params.path();
     let outcomes = write_to_table(state, params, &path, &req, &deadline).await?;
     let response = WriteResponse::from_outcomes(outcomes);
     // One line per request, never per row; no row values.
@@ -150,44 +135,8 @@ async fn write_to_table(
         )
         .await;
     match outcomes {
-        Err(e) if e.code() == ErrorCode::TableNotFound => {
-            Err(refine_not_found(state, params, deadline, e).await)
-        }
-        other => other,
-    }
-}
-
-/// A missing table may be a missing database: say which (404 `database_not_found`), as the
-/// Fluss Gateway does. Any failure of the extra check keeps the original error.
-async fn refine_not_found(
-    state: &WriteState,
-    params: &TableParams,
-    deadline: &fluss_pool::Deadline,
-    not_found: GatewayError,
-) -> GatewayError {
-    let Ok(conn) = state
-        .pool
-        .connection(&params.cluster, &Identity::Service, deadline)
-        .await
-    else {
-        return not_found;
-    };
-    let Ok(admin) = conn.admin() else {
-        return not_found;
-    };
-    match conn
-        .call(
-            deadline,
-            "checking the database",
-            admin.database_exists(&params.database),
-        )
-        .await
-    {
-        Ok(false) => GatewayError::new(
-            ErrorCode::DatabaseNotFound,
-            format!("database `{}` does not exist", params.database),
-        ),
-        _ => not_found,
+        Err(e) => Err(refine_not_found(&state.pool, params, deadline, e).await),
+        ok => ok,
     }
 }
 
@@ -205,38 +154,18 @@ fn ensure_row_limit(req: &WriteRequest, max_rows: usize) -> Result<(), GatewayEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{call, post_json, unreachable_pool};
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
-    use fluss_pool::PoolConfig;
-    use fluss_pool::config::ClusterConfig;
     use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/databases/db/tables/t/records";
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: WriteLimits) -> Router {
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
-        );
+        let pool = unreachable_pool("default");
         let state = WriteState::new(pool, DeadlinePolicy::default(), limits);
         crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
-    }
-
-    async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {
-        let resp = app.oneshot(req).await.unwrap();
-        let status = resp.status();
-        let id = resp.headers()["x-request-id"].to_str().unwrap().to_owned();
-        let body: serde_json::Value =
-            serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
-        assert_eq!(body["error"]["request_id"], id.as_str(), "{body}");
-        (status, body)
-    }
-
-    fn post_json(url: &str, body: &str) -> Request<Body> {
-        Request::post(url)
-            .header("content-type", "application/json")
-            .body(Body::from(body.to_owned()))
-            .unwrap()
     }
 
     const ONE_ROW: &str = r#"{"entries":[{"id":"e1","upsert":{"id":1}}]}"#;
@@ -330,9 +259,7 @@ mod tests {
         // `cluster_not_found` without any I/O.
         let event = include_str!("../../../../events/write-upsert.json");
         let req = lambda_http::request::from_str(event).unwrap();
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),
-        );
+        let pool = unreachable_pool("other");
         let state = WriteState::new(pool, DeadlinePolicy::default(), WriteLimits::default());
         let app = crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
         let resp = app.oneshot(req).await.unwrap();
@@ -370,9 +297,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_concurrency_gate_answers_429_with_retry_after() {
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
-        );
+        let pool = unreachable_pool("default");
         let limits = WriteLimits {
             max_concurrent: 1,
             ..WriteLimits::default()

@@ -1,0 +1,62 @@
+//! Point lookups of one request on one cached table: decode every key first (one bad key
+//! rejects the request with 400 naming the key index and column), then look all of them up at
+//! once and answer each in input order with `found` and the row rendered by the codec.
+
+use std::sync::Arc;
+
+use fluss_pool::{Deadline, PooledConnection, TableHandle};
+use gateway_core::GatewayError;
+use gateway_core::codec::RowRef;
+use gateway_core::wire::{LookupResult, Row};
+
+use super::fanout::all_in_flight;
+
+/// Looks up `keys` on `handle`; `Err` fails the whole request (nothing is partial). A key of a
+/// partition that does not exist is simply not found.
+pub(super) async fn lookup_keys(
+    conn: &PooledConnection,
+    handle: &Arc<TableHandle>,
+    keys: &[Row],
+    deadline: &Deadline,
+) -> Result<Vec<LookupResult>, GatewayError> {
+    super::ensure_primary_key_table(handle)?;
+    let codec = handle.codec();
+    let rows = keys
+        .iter()
+        .enumerate()
+        .map(|(i, key)| codec.decode_key(RowRef::Key(i), key))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Lookupers are taken before any task starts, so every key reaches fluss-rs's queue within
+    // one collection window and the request costs one round trip per tablet server.
+    let lookupers = handle.lookupers(rows.len())?;
+    let answers = all_in_flight(
+        conn,
+        deadline,
+        lookupers.into_iter().zip(rows).collect(),
+        |(mut lookuper, key)| {
+            let handle = handle.clone();
+            async move {
+                let result = lookuper.lookup(&key).await?;
+                let row = match result.get_single_row()? {
+                    None => None,
+                    Some(row) => Some(handle.codec().encode(&row)?),
+                };
+                Ok((row, lookuper))
+            }
+        },
+    )
+    .await?;
+    let (found, lookupers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+    handle.recycle_lookupers(lookupers);
+    Ok(found
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let index = super::input_index(i);
+            match row {
+                Some(row) => LookupResult::found(index, row),
+                None => LookupResult::missing(index),
+            }
+        })
+        .collect())
+}

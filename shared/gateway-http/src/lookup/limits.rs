@@ -1,0 +1,291 @@
+//! Limits of the lookup routes, read from the configuration map (`gateway.rest.lookup.*` and
+//! `gateway.rest.prefix-lookup.*`, dotted or environment form). An unknown key under either
+//! namespace is an error, so a typo cannot silently keep a default. Also owns the checks of a
+//! request against them, which need no schema: key count (413) and key bytes (413).
+
+use std::collections::BTreeMap;
+
+use gateway_core::GatewayError;
+use gateway_core::wire::Row;
+
+use crate::table_route::{Setting, Unit, read_limits};
+
+/// `gateway.rest.lookup.max-keys` (upstream key): keys per point-lookup request.
+pub const LOOKUP_MAX_KEYS_KEY: &str = "gateway.rest.lookup.max-keys";
+/// `gateway.rest.lookup.max-key-bytes` (upstream key): JSON bytes of all keys (or prefixes) of
+/// one request.
+pub const LOOKUP_MAX_KEY_BYTES_KEY: &str = "gateway.rest.lookup.max-key-bytes";
+/// `gateway.rest.lookup.max-concurrent-requests`: lookup requests (both routes) in flight per
+/// container.
+pub const LOOKUP_MAX_CONCURRENT_KEY: &str = "gateway.rest.lookup.max-concurrent-requests";
+/// `gateway.rest.prefix-lookup.max-prefixes` (upstream key): prefixes per request.
+pub const PREFIX_MAX_PREFIXES_KEY: &str = "gateway.rest.prefix-lookup.max-prefixes";
+/// `gateway.rest.prefix-lookup.max-rows-per-prefix` (upstream key): rows returned per prefix.
+pub const PREFIX_MAX_ROWS_KEY: &str = "gateway.rest.prefix-lookup.max-rows-per-prefix";
+
+/// Default keys per request (as the Fluss Gateway design): one fluss-rs lookup batch.
+pub const DEFAULT_LOOKUP_MAX_KEYS: usize = 128;
+/// Default key bytes per request: 1 MiB.
+pub const DEFAULT_LOOKUP_MAX_KEY_BYTES: usize = 1024 * 1024;
+/// Default concurrent lookup requests, as for writes.
+pub const DEFAULT_LOOKUP_MAX_CONCURRENT: usize = 64;
+/// Default prefixes per request.
+pub const DEFAULT_PREFIX_MAX_PREFIXES: usize = 16;
+/// Default rows per prefix.
+pub const DEFAULT_PREFIX_MAX_ROWS: usize = 1000;
+
+const NAMESPACES: [&str; 2] = ["gateway.rest.lookup.", "gateway.rest.prefix-lookup."];
+
+/// Limits of `POST …/records/lookup` and `POST …/records/prefix-lookup`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LookupLimits {
+    /// More keys → 413 `limit_exceeded`.
+    pub max_keys: usize,
+    /// More JSON bytes of keys (or prefixes) in one request → 413 `limit_exceeded`.
+    pub max_key_bytes: usize,
+    /// Lookup requests in flight beyond this → 429 `resource_exhausted`.
+    pub max_concurrent: usize,
+    /// More prefixes → 413 `limit_exceeded`.
+    pub max_prefixes: usize,
+    /// Rows returned per prefix at most (and the default of the request's
+    /// `max_rows_per_prefix`); more matching rows set `truncated`.
+    pub max_rows_per_prefix: usize,
+}
+
+impl Default for LookupLimits {
+    fn default() -> Self {
+        LookupLimits {
+            max_keys: DEFAULT_LOOKUP_MAX_KEYS,
+            max_key_bytes: DEFAULT_LOOKUP_MAX_KEY_BYTES,
+            max_concurrent: DEFAULT_LOOKUP_MAX_CONCURRENT,
+            max_prefixes: DEFAULT_PREFIX_MAX_PREFIXES,
+            max_rows_per_prefix: DEFAULT_PREFIX_MAX_ROWS,
+        }
+    }
+}
+
+impl LookupLimits {
+    /// Reads the limits from `map`; every problem is reported at once, by key.
+    pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
+        let mut l = LookupLimits::default();
+        read_limits(
+            map,
+            &NAMESPACES,
+            &mut [
+                Setting {
+                    key: LOOKUP_MAX_KEYS_KEY,
+                    slot: &mut l.max_keys,
+                    unit: Unit::Count,
+                },
+                Setting {
+                    key: LOOKUP_MAX_KEY_BYTES_KEY,
+                    slot: &mut l.max_key_bytes,
+                    unit: Unit::Bytes,
+                },
+                Setting {
+                    key: LOOKUP_MAX_CONCURRENT_KEY,
+                    slot: &mut l.max_concurrent,
+                    unit: Unit::Count,
+                },
+                Setting {
+                    key: PREFIX_MAX_PREFIXES_KEY,
+                    slot: &mut l.max_prefixes,
+                    unit: Unit::Count,
+                },
+                Setting {
+                    key: PREFIX_MAX_ROWS_KEY,
+                    slot: &mut l.max_rows_per_prefix,
+                    unit: Unit::Count,
+                },
+            ],
+            "lookup",
+        )?;
+        Ok(l)
+    }
+
+    /// 400 for no keys, 413 for more than `max` keys or more than `max_key_bytes` of them.
+    /// `what` names the list (`keys`, `prefixes`).
+    pub(crate) fn ensure_keys(
+        &self,
+        keys: &[Row],
+        what: &str,
+        max: usize,
+    ) -> Result<(), GatewayError> {
+        if keys.is_empty() {
+            return Err(GatewayError::invalid(format!(
+                "`{what}` must hold at least one entry"
+            )));
+        }
+        if keys.len() > max {
+            return Err(GatewayError::limit(format!(
+                "the request has {} {what}; at most {max} are allowed",
+                keys.len()
+            )));
+        }
+        let bytes = key_bytes(keys);
+        if bytes > self.max_key_bytes {
+            return Err(GatewayError::limit(format!(
+                "the {what} of the request take {bytes} bytes as JSON; at most {} are allowed",
+                self.max_key_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// The rows per prefix a request gets: its own `max_rows_per_prefix`, which must be between
+    /// 1 and the configured maximum (400 otherwise, naming the bound), or the maximum.
+    pub(crate) fn rows_per_prefix(&self, requested: Option<u32>) -> Result<usize, GatewayError> {
+        let Some(n) = requested else {
+            return Ok(self.max_rows_per_prefix);
+        };
+        match usize::try_from(n) {
+            Ok(n) if (1..=self.max_rows_per_prefix).contains(&n) => Ok(n),
+            _ => Err(GatewayError::invalid(format!(
+                "`max_rows_per_prefix` must be between 1 and {}",
+                self.max_rows_per_prefix
+            ))),
+        }
+    }
+}
+
+/// The size of `keys` as compact JSON (what a caller sent, give or take whitespace), counted
+/// without building the text.
+pub(crate) fn key_bytes(keys: &[Row]) -> usize {
+    let mut counter = ByteCounter(0);
+    for key in keys {
+        // Writing to a counter cannot fail; a failure would only under-count this key.
+        let _ = serde_json::to_writer(&mut counter, key);
+    }
+    counter.0
+}
+
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gateway_core::ErrorCode;
+    use serde_json::json;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn rows(v: serde_json::Value) -> Vec<Row> {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn defaults_and_both_key_forms() {
+        assert_eq!(
+            LookupLimits::from_map(&map(&[("FLUSS_GATEWAY__REST__WRITE__MAX_ROWS", "5")])).unwrap(),
+            LookupLimits::default()
+        );
+        let l = LookupLimits::from_map(&map(&[
+            ("FLUSS_GATEWAY__REST__LOOKUP__MAX_KEYS", "5"),
+            ("gateway.rest.lookup.max-key-bytes", "2kb"),
+            ("FLUSS_GATEWAY__REST__LOOKUP__MAX_CONCURRENT_REQUESTS", "3"),
+            ("FLUSS_GATEWAY__REST__PREFIX_LOOKUP__MAX_PREFIXES", "4"),
+            ("gateway.rest.prefix-lookup.max-rows-per-prefix", "7"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            l,
+            LookupLimits {
+                max_keys: 5,
+                max_key_bytes: 2048,
+                max_concurrent: 3,
+                max_prefixes: 4,
+                max_rows_per_prefix: 7,
+            }
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_by_key_never_by_value() {
+        let e = LookupLimits::from_map(&map(&[
+            ("gateway.rest.lookup.max-keys", "0"),
+            ("FLUSS_GATEWAY__REST__LOOKUP__MAX_KEYZ", "1"),
+            ("gateway.rest.prefix-lookup.colour", "1"),
+            ("FLUSS_GATEWAY__REST__PREFIX_LOOKUP__MAX_PREFIXES", "s3cret"),
+        ]))
+        .unwrap_err();
+        let m = e.message();
+        assert!(m.starts_with("invalid lookup configuration"), "{m}");
+        assert!(
+            m.contains("`gateway.rest.lookup.max-keys`: must be greater than 0"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`FLUSS_GATEWAY__REST__LOOKUP__MAX_KEYZ`: unknown key"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`gateway.rest.prefix-lookup.colour`: unknown key"),
+            "{m}"
+        );
+        assert!(
+            m.contains("`FLUSS_GATEWAY__REST__PREFIX_LOOKUP__MAX_PREFIXES`"),
+            "{m}"
+        );
+        assert!(!m.contains("s3cret"), "{m}");
+    }
+
+    #[test]
+    fn key_bytes_are_the_compact_json_size_of_the_keys() {
+        let keys = rows(json!([{"id": 1}, {"id": "abc", "t": [1, 2]}]));
+        let expected = r#"{"id":1}"#.len() + r#"{"id":"abc","t":[1,2]}"#.len();
+        assert_eq!(key_bytes(&keys), expected);
+        assert_eq!(key_bytes(&[]), 0);
+    }
+
+    #[test]
+    fn key_count_and_bytes_are_checked_before_any_fluss_work() {
+        let l = LookupLimits {
+            max_key_bytes: 20,
+            ..LookupLimits::default()
+        };
+        let e = l.ensure_keys(&[], "keys", 2).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(e.message().contains("`keys`"), "{}", e.message());
+        let three = rows(json!([{"a":1},{"a":2},{"a":3}]));
+        let e = l.ensure_keys(&three, "keys", 2).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::LimitExceeded);
+        assert!(e.message().contains("at most 2"), "{}", e.message());
+        let big = rows(json!([{"a":"0123456789012345678"}]));
+        let e = l.ensure_keys(&big, "prefixes", 2).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::LimitExceeded);
+        assert!(e.message().contains("at most 20"), "{}", e.message());
+        assert!(l.ensure_keys(&three[..2], "keys", 2).is_ok());
+    }
+
+    #[test]
+    fn rows_per_prefix_defaults_to_the_maximum_and_is_bounded_by_it() {
+        let l = LookupLimits {
+            max_rows_per_prefix: 10,
+            ..LookupLimits::default()
+        };
+        assert_eq!(l.rows_per_prefix(None), Ok(10));
+        assert_eq!(l.rows_per_prefix(Some(3)), Ok(3));
+        assert_eq!(l.rows_per_prefix(Some(10)), Ok(10));
+        for bad in [0, 11] {
+            let e = l.rows_per_prefix(Some(bad)).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+            assert!(e.message().contains("between 1 and 10"), "{}", e.message());
+        }
+    }
+}

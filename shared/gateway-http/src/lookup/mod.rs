@@ -1,0 +1,443 @@
+//! `POST …/tables/{table}/records/lookup` and `POST …/records/prefix-lookup`: key and key-prefix
+//! reads served directly by the Fluss client (an extension: the Fluss Gateway 1.0 has no read
+//! path; shapes from its FIP-49 design).
+//!
+//! The handlers run the cheap checks first (query string, content type, `Accept`, body shape,
+//! key count and bytes, concurrency gate, cluster), then hand the request to [`keys`] or
+//! [`prefix`] through `Pool::with_table`, which retries once on a refreshed table when the
+//! cached one turns out to have been dropped and recreated. A missing key is `found: false`,
+//! never a 404; a log table is 501 `unsupported`; the deadline answers 504 `timeout`.
+
+mod fanout;
+mod keys;
+pub mod limits;
+mod prefix;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Extension, Json, Router};
+use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PooledConnection, TableHandle};
+use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP};
+use gateway_core::wire::{
+    LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse,
+};
+use gateway_core::{ErrorCode, GatewayError};
+use serde::de::DeserializeOwned;
+use tokio::sync::Semaphore;
+
+use crate::error::error_response;
+use crate::middleware::RequestCtx;
+use crate::table_route::{TableParams, body_error, ensure_json_post, enter_gate, refine_not_found};
+pub use limits::LookupLimits;
+
+/// Everything the lookup routes share across requests; built once per container.
+#[derive(Clone)]
+pub struct LookupState {
+    pool: Pool,
+    deadlines: DeadlinePolicy,
+    limits: LookupLimits,
+    /// Lookup requests in flight (both routes); a full gate answers 429 instead of queueing
+    /// behind the deadline.
+    gate: Arc<Semaphore>,
+}
+
+impl LookupState {
+    /// State over `pool`, with request deadlines from `deadlines` and the routes' `limits`.
+    pub fn new(pool: Pool, deadlines: DeadlinePolicy, limits: LookupLimits) -> Self {
+        LookupState {
+            pool,
+            deadlines,
+            limits,
+            gate: Arc::new(Semaphore::new(limits.max_concurrent)),
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> LookupLimits {
+        self.limits
+    }
+}
+
+/// The lookup route family. Wrap it with [`crate::build_router`] to serve it.
+pub fn lookup_routes(state: LookupState) -> Router {
+    Router::new()
+        .route(LOOKUP, post(lookup_records))
+        .route(PREFIX_LOOKUP, post(prefix_lookup_records))
+        .with_state(state)
+}
+
+async fn lookup_records(
+    State(state): State<LookupState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_lookup(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn prefix_lookup_records(
+    State(state): State<LookupState>,
+    Extension(ctx): Extension<RequestCtx>,
+    Path(params): Path<TableParams>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    run_prefix_lookup(&state, &ctx, &params, &uri, &headers, body)
+        .await
+        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+}
+
+async fn run_lookup(
+    state: &LookupState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    let started = Instant::now();
+    ensure_json_post(uri, headers)?;
+    let req: LookupRequest = parse_body(&body.map_err(body_error)?, "lookup")?;
+    let limits = state.limits;
+    limits.ensure_keys(&req.keys, "keys", limits.max_keys)?;
+    let _permit = enter_gate(&state.gate, "lookup")?;
+    let wanted = &req.keys;
+    let results = on_table(state, ctx, params, |conn, handle, deadline| async move {
+        keys::lookup_keys(&conn, &handle, wanted, &deadline).await
+    })
+    .await?;
+    // One line per request, never per key; no key or row values.
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %params.path(),
+        keys = results.len(),
+        found = results.iter().filter(|r| r.found).count(),
+        elapsed_ms = elapsed_ms(started),
+        "lookup"
+    );
+    Ok((StatusCode::OK, Json(LookupResponse { results })).into_response())
+}
+
+async fn run_prefix_lookup(
+    state: &LookupState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, GatewayError> {
+    let started = Instant::now();
+    ensure_json_post(uri, headers)?;
+    let req: PrefixLookupRequest = parse_body(&body.map_err(body_error)?, "prefix lookup")?;
+    let limits = state.limits;
+    limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;
+    let max_rows = limits.rows_per_prefix(req.max_rows_per_prefix)?;
+    let _permit = enter_gate(&state.gate, "lookup")?;
+    let req = &req;
+    let results = on_table(state, ctx, params, |conn, handle, deadline| async move {
+        prefix::lookup_prefixes(
+            &conn,
+            &handle,
+            &req.prefix_columns,
+            &req.prefixes,
+            max_rows,
+            &deadline,
+        )
+        .await
+    })
+    .await?;
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %params.path(),
+        prefixes = results.len(),
+        rows = results.iter().map(|r| r.rows.len()).sum::<usize>(),
+        truncated = results.iter().filter(|r| r.truncated).count(),
+        elapsed_ms = elapsed_ms(started),
+        "prefix lookup"
+    );
+    let response = PrefixLookupResponse {
+        max_rows_per_prefix: input_index(max_rows),
+        results,
+    };
+    Ok((StatusCode::OK, Json(response)).into_response())
+}
+
+/// Runs `op` on the table of `params` under the request's deadline: 404 for an unknown cluster
+/// before any I/O, one retry on a refreshed handle when the cached table proved stale, and a
+/// missing table told apart from a missing database.
+async fn on_table<T, F, Fut>(
+    state: &LookupState,
+    ctx: &RequestCtx,
+    params: &TableParams,
+    op: F,
+) -> Result<T, GatewayError>
+where
+    F: Fn(Arc<PooledConnection>, Arc<TableHandle>, Deadline) -> Fut,
+    Fut: Future<Output = Result<T, GatewayError>>,
+{
+    state.pool.cluster(&params.cluster)?;
+    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
+    let path = params.path();
+    let outcome = state
+        .pool
+        .with_table(
+            &params.cluster,
+            &Identity::Service,
+            &path,
+            &deadline,
+            |conn, handle| op(conn, handle, deadline),
+        )
+        .await;
+    match outcome {
+        Err(e) => Err(refine_not_found(&state.pool, params, &deadline, e).await),
+        ok => ok,
+    }
+}
+
+/// Parses a lookup body; unknown fields and wrong shapes are 400 naming the problem.
+fn parse_body<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, GatewayError> {
+    serde_json::from_slice(body).map_err(|e| {
+        GatewayError::invalid(format!(
+            "the request body is not a valid {what} request: {e}"
+        ))
+    })
+}
+
+/// 501 `unsupported` for a log table: it has no key to look up by.
+fn ensure_primary_key_table(handle: &TableHandle) -> Result<(), GatewayError> {
+    if handle.codec().has_primary_key() {
+        Ok(())
+    } else {
+        Err(GatewayError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "table `{}` is a log table; lookups need a primary-key table",
+                handle.path()
+            ),
+        ))
+    }
+}
+
+/// A position or count as the wire's `u32` (the limits keep them far below its range).
+fn input_index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{call, post_json, unreachable_pool};
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    const URL: &str = "/v1/clusters/default/databases/db/tables/t/records/lookup";
+    const PREFIX_URL: &str = "/v1/clusters/default/databases/db/tables/t/records/prefix-lookup";
+    const ONE_KEY: &str = r#"{"keys":[{"id":1}]}"#;
+    const ONE_PREFIX: &str = r#"{"prefix_columns":["tenant"],"prefixes":[{"tenant":1}]}"#;
+
+    /// A router over a cluster nobody listens on: every test here must answer before any I/O.
+    fn app(limits: LookupLimits) -> Router {
+        let pool = unreachable_pool("default");
+        let state = LookupState::new(pool, DeadlinePolicy::default(), limits);
+        crate::build_router(lookup_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+    }
+
+    #[tokio::test]
+    async fn cheap_checks_answer_before_touching_fluss_on_both_routes() {
+        for (url, valid) in [(URL, ONE_KEY), (PREFIX_URL, ONE_PREFIX)] {
+            let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
+                (
+                    "wrong content type",
+                    Request::post(url)
+                        .header("content-type", "text/plain")
+                        .body(Body::from(valid))
+                        .unwrap(),
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                ),
+                (
+                    "query string",
+                    post_json(&format!("{url}?x=1"), valid),
+                    StatusCode::BAD_REQUEST,
+                    "invalid_argument",
+                ),
+                (
+                    "unknown field",
+                    post_json(url, &valid.replacen('{', r#"{"bogus":1,"#, 1)),
+                    StatusCode::BAD_REQUEST,
+                    "invalid_argument",
+                ),
+                (
+                    "not JSON",
+                    post_json(url, "{"),
+                    StatusCode::BAD_REQUEST,
+                    "invalid_argument",
+                ),
+                (
+                    "unknown cluster",
+                    post_json(&url.replace("/default/", "/nope/"), valid),
+                    StatusCode::NOT_FOUND,
+                    "cluster_not_found",
+                ),
+                (
+                    "GET on the route",
+                    Request::get(url).body(Body::empty()).unwrap(),
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "method_not_allowed",
+                ),
+                (
+                    "JSON not acceptable",
+                    Request::post(url)
+                        .header("content-type", "application/json")
+                        .header("accept", "text/html")
+                        .body(Body::from(valid))
+                        .unwrap(),
+                    StatusCode::NOT_ACCEPTABLE,
+                    "not_acceptable",
+                ),
+            ];
+            for (label, req, status, code) in cases {
+                let (got, body) = call(app(LookupLimits::default()), req).await;
+                assert_eq!(got, status, "{url} {label}: {body}");
+                assert_eq!(body["error"]["code"], code, "{url} {label}: {body}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn empty_and_oversized_requests_are_rejected_before_fluss() {
+        let limits = LookupLimits {
+            max_keys: 2,
+            max_key_bytes: 64,
+            max_prefixes: 1,
+            max_rows_per_prefix: 5,
+            ..LookupLimits::default()
+        };
+        let cases = [
+            (URL, r#"{"keys":[]}"#, StatusCode::BAD_REQUEST, "`keys`"),
+            (
+                URL,
+                r#"{"keys":[{"id":1},{"id":2},{"id":3}]}"#,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "at most 2",
+            ),
+            (
+                URL,
+                &format!(r#"{{"keys":[{{"id":"{}"}}]}}"#, "x".repeat(100)),
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "at most 64",
+            ),
+            (
+                PREFIX_URL,
+                r#"{"prefix_columns":["a"],"prefixes":[]}"#,
+                StatusCode::BAD_REQUEST,
+                "`prefixes`",
+            ),
+            (
+                PREFIX_URL,
+                r#"{"prefix_columns":["a"],"prefixes":[{"a":1},{"a":2}]}"#,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "at most 1",
+            ),
+            (
+                PREFIX_URL,
+                r#"{"prefix_columns":["a"],"prefixes":[{"a":1}],"max_rows_per_prefix":6}"#,
+                StatusCode::BAD_REQUEST,
+                "between 1 and 5",
+            ),
+        ];
+        for (url, body, status, needle) in cases {
+            let (got, answer) = call(app(limits), post_json(url, body)).await;
+            assert_eq!(got, status, "{body}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(needle), "{body}: {message}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_concurrency_gate_answers_429_with_retry_after() {
+        let pool = unreachable_pool("default");
+        let limits = LookupLimits {
+            max_concurrent: 1,
+            ..LookupLimits::default()
+        };
+        let state = LookupState::new(pool, DeadlinePolicy::default(), limits);
+        let _held = state.gate.clone().try_acquire_owned().unwrap();
+        let app = crate::build_router(lookup_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        for url in [URL, PREFIX_URL] {
+            let body = if url == URL { ONE_KEY } else { ONE_PREFIX };
+            let resp = app.clone().oneshot(post_json(url, body)).await.unwrap();
+            assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS, "{url}");
+            assert_eq!(resp.headers()["retry-after"], "1");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_router_serves_every_lookup_route_of_the_route_table() {
+        use gateway_core::routes::{FUNCTION_LOOKUP, routes_of};
+        let manifest = include_str!("../../../../Cargo.toml");
+        let mut served = 0;
+        for route in routes_of(FUNCTION_LOOKUP) {
+            let url = route
+                .path
+                .replace("{cluster}", "nope")
+                .replace("{database}", "db")
+                .replace("{table}", "t");
+            let body = if route.path == LOOKUP {
+                ONE_KEY
+            } else {
+                ONE_PREFIX
+            };
+            let req = Request::builder()
+                .method(route.method)
+                .uri(url)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap();
+            // Reaching the handler: the (unconfigured) cluster is the first thing it rejects.
+            let (status, answer) = call(app(LookupLimits::default()), req).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{route:?}: {answer}");
+            assert_eq!(answer["error"]["code"], "cluster_not_found", "{route:?}");
+            let mapping = format!("\"{}\" = \"{FUNCTION_LOOKUP}\"", route.path);
+            assert!(manifest.contains(&mapping), "Cargo.toml lacks {mapping}");
+            served += 1;
+        }
+        assert_eq!(served, 2);
+    }
+
+    #[tokio::test]
+    async fn the_sample_api_gateway_event_reaches_the_lookup_handler() {
+        // events/lookup.json through lambda_http's own conversion, as in Lambda. The pool knows
+        // no cluster `default`, so a valid body answers 404 `cluster_not_found` without I/O.
+        let event = include_str!("../../../../events/lookup.json");
+        let req = lambda_http::request::from_str(event).unwrap();
+        let pool = unreachable_pool("other");
+        let state = LookupState::new(pool, DeadlinePolicy::default(), LookupLimits::default());
+        let app = crate::build_router(lookup_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let resp = app.oneshot(req).await.unwrap();
+        let status = resp.status();
+        let body: serde_json::Value =
+            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+    }
+}

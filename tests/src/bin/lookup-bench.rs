@@ -1,0 +1,358 @@
+//! Overhead of the lookup route over direct fluss-rs lookups, same run, same table, same pooled
+//! connection and lookup settings, on the running local stack:
+//!
+//! - (a) latency of single-key lookups, p50/p99: one reused `Lookuper` vs the production router
+//!   in-process (`build_router(lookup_routes(..))`, `oneshot`) with a one-key JSON body (goal:
+//!   overhead ≤ 1 ms at p50);
+//! - (b) throughput of KEYS-key batches: KEYS lookups in flight at once on KEYS reused lookupers
+//!   (one task each, every row read) vs one KEYS-key request through the router; keys/s for
+//!   both and the ratio (goal ≥ 0.9).
+//!
+//! ```text
+//! cargo run --release -p integration-tests --features bench --bin lookup-bench [-- KEYS BATCHES SINGLES]
+//! ```
+//!
+//! Defaults: 100 keys per batch, 200 batches, 1000 single-key lookups (each after 10% warm-up),
+//! on a table of 10 000 rows of which every tenth key is missing.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::Request;
+use fluss::client::Lookuper;
+use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
+use fluss::row::{DataGetters, Datum, GenericRow};
+use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
+use gateway_http::{
+    DEFAULT_MAX_REQUEST_BYTES, LookupLimits, LookupState, build_router, lookup_routes,
+};
+use integration_tests::bench::{arg, ms, pct};
+use integration_tests::{Stack, unique_name};
+use serde_json::json;
+use tokio::task::JoinSet;
+use tower::ServiceExt;
+
+/// Rows in the table; keys `0..ROWS`, every tenth one never written.
+const ROWS: usize = 10_000;
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lookup-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+async fn run() -> Result<(), String> {
+    let (keys, batches, singles) = (arg(1, 100)?, arg(2, 200)?, arg(3, 1000)?);
+    let stack = Stack::load();
+    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(err)?);
+    let path = TablePath::new("lookup_bench".to_owned(), unique_name("users"));
+    create_table(&pool, &path).await?;
+    let (_, handle) = pool
+        .table("default", &Identity::Service, &path, &deadline())
+        .await
+        .map_err(err)?;
+    fill(&handle).await?;
+    let limits = LookupLimits {
+        max_keys: keys.max(1),
+        ..LookupLimits::default()
+    };
+    let router = build_router(
+        lookup_routes(LookupState::new(pool, DeadlinePolicy::default(), limits)),
+        DEFAULT_MAX_REQUEST_BYTES,
+    );
+    let url = format!(
+        "/v1/clusters/default/databases/{}/tables/{}/records/lookup",
+        path.database(),
+        path.table()
+    );
+    println!(
+        "lookup-bench: table {path} ({ROWS} keys, 10% missing), {keys}-key batches x {batches}, {singles} single-key lookups"
+    );
+
+    // Direct and handler calls alternate (each first in turn), so load from other processes
+    // on the shared machine falls on both columns alike.
+    let warm = |n: usize| (n / 10).max(1);
+    let mut one = handle.lookuper().map_err(err)?;
+    let (mut direct_single, mut http_single) = (Vec::new(), Vec::new());
+    for i in 0..warm(singles) + singles {
+        let k = i * 7919;
+        let (d, h) = if i % 2 == 0 {
+            let d = timed(direct_one(&mut one, key(k))).await?;
+            (d, timed(via_router(&router, &url, k, 1)).await?)
+        } else {
+            let h = timed(via_router(&router, &url, k, 1)).await?;
+            (timed(direct_one(&mut one, key(k))).await?, h)
+        };
+        if i >= warm(singles) {
+            direct_single.push(d);
+            http_single.push(h);
+        }
+    }
+
+    let mut lookupers: Vec<Lookuper> = (0..keys)
+        .map(|_| handle.lookuper())
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    let (mut direct_batch, mut http_batch) = (Vec::new(), Vec::new());
+    for b in 0..warm(batches) + batches {
+        let first = b * keys;
+        let started = Instant::now();
+        if b % 2 == 1 {
+            via_router(&router, &url, first, keys).await?;
+        }
+        let mid = Instant::now();
+        lookupers = direct_many(lookupers, first).await?;
+        let direct = mid.elapsed();
+        let end = Instant::now();
+        if b % 2 == 0 {
+            via_router(&router, &url, first, keys).await?;
+        }
+        let handler = end.elapsed() + (mid - started);
+        if b >= warm(batches) {
+            direct_batch.push(direct);
+            http_batch.push(handler);
+        }
+    }
+    let cpu = handler_cpu(&handle, &mut lookupers[0], keys).await?;
+
+    let rate = |times: &[Duration]| {
+        let total: Duration = times.iter().sum();
+        (keys * times.len()) as f64 / total.as_secs_f64()
+    };
+    let (d_rate, h_rate) = (rate(&direct_batch), rate(&http_batch));
+    let (d50, d99) = (pct(&direct_single, 50), pct(&direct_single, 99));
+    let (h50, h99) = (pct(&http_single, 50), pct(&http_single, 99));
+    println!("| measure | direct fluss-rs | lookup handler | ratio / overhead |");
+    println!("|---|---|---|---|");
+    println!(
+        "| single key p50 | {:.2} ms | {:.2} ms | {:+.2} ms (goal ≤ 1 ms) |",
+        ms(d50),
+        ms(h50),
+        ms(h50) - ms(d50)
+    );
+    println!(
+        "| single key p99 | {:.2} ms | {:.2} ms | {:+.2} ms |",
+        ms(d99),
+        ms(h99),
+        ms(h99) - ms(d99)
+    );
+    println!(
+        "| {keys}-key batches, keys/s | {d_rate:.0} | {h_rate:.0} | {:.2} (goal ≥ 0.9) |",
+        h_rate / d_rate
+    );
+    println!(
+        "| {keys}-key batch p50 | {:.2} ms | {:.2} ms | {:+.2} ms |",
+        ms(pct(&direct_batch, 50)),
+        ms(pct(&http_batch, 50)),
+        ms(pct(&http_batch, 50)) - ms(pct(&direct_batch, 50))
+    );
+    println!(
+        "| handler CPU per {keys}-key request without Fluss (parse, decode keys, encode rows, render) | | {:.3} ms | |",
+        ms(cpu)
+    );
+    Ok(())
+}
+
+async fn timed<T>(
+    fut: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<Duration, String> {
+    let started = Instant::now();
+    fut.await?;
+    Ok(started.elapsed())
+}
+
+/// The handler's own work on a `keys`-key request, Fluss left out: parse the body, decode every
+/// key, encode a found row per key and render the response (median of 200 runs).
+async fn handler_cpu(
+    handle: &TableHandle,
+    lookuper: &mut Lookuper,
+    keys: usize,
+) -> Result<Duration, String> {
+    use gateway_core::codec::RowRef;
+    use gateway_core::wire::{LookupRequest, LookupResponse, LookupResult};
+    let mut key_row = GenericRow::new(1);
+    key_row.set_field(0, Datum::Int32(1));
+    let stored = lookuper.lookup(&key_row).await.map_err(err)?;
+    let row = stored
+        .get_single_row()
+        .map_err(err)?
+        .ok_or("key 1 not found")?;
+    let ids: Vec<_> = (0..keys).map(|k| json!({"id": key(k)})).collect();
+    let body = json!({ "keys": ids }).to_string();
+    let codec = handle.codec();
+    let mut times = Vec::with_capacity(200);
+    for _ in 0..200 {
+        let started = Instant::now();
+        let req: LookupRequest = serde_json::from_slice(body.as_bytes()).map_err(err)?;
+        let mut results = Vec::with_capacity(keys);
+        for (i, k) in req.keys.iter().enumerate() {
+            let _decoded = codec.decode_key(RowRef::Key(i), k).map_err(err)?;
+            let index = u32::try_from(i).map_err(err)?;
+            results.push(LookupResult::found(index, codec.encode(&row).map_err(err)?));
+        }
+        let rendered = serde_json::to_vec(&LookupResponse { results }).map_err(err)?;
+        std::hint::black_box(rendered);
+        times.push(started.elapsed());
+    }
+    Ok(pct(&times, 50))
+}
+
+fn deadline() -> Deadline {
+    Deadline::after(Duration::from_secs(30))
+}
+
+fn key(k: usize) -> i32 {
+    i32::try_from(k % ROWS).unwrap_or(0)
+}
+
+/// One key through a reused lookuper; the row's fields are read, as a client would.
+async fn direct_one(lookuper: &mut Lookuper, id: i32) -> Result<bool, String> {
+    let mut row = GenericRow::new(1);
+    row.set_field(0, Datum::Int32(id));
+    let result = tokio::time::timeout(Duration::from_secs(30), lookuper.lookup(&row))
+        .await
+        .map_err(|_| "lookup timed out".to_owned())?
+        .map_err(err)?;
+    match result.get_single_row().map_err(err)? {
+        None => Ok(false),
+        Some(r) => {
+            let _ = (
+                r.get_int(0).map_err(err)?,
+                r.get_string(1).map_err(err)?.len(),
+                r.get_long(2).map_err(err)?,
+            );
+            Ok(true)
+        }
+    }
+}
+
+/// `lookupers.len()` keys from `first` in flight at once, one task per key (what the handler
+/// does, minus HTTP and JSON); the lookupers come back for the next batch.
+async fn direct_many(lookupers: Vec<Lookuper>, first: usize) -> Result<Vec<Lookuper>, String> {
+    let mut tasks = JoinSet::new();
+    for (i, mut lookuper) in lookupers.into_iter().enumerate() {
+        let id = key(first + i);
+        tasks.spawn(async move {
+            let found = direct_one(&mut lookuper, id).await;
+            (lookuper, found)
+        });
+    }
+    let mut back = Vec::with_capacity(tasks.len());
+    while let Some(joined) = tasks.join_next().await {
+        let (lookuper, found) = joined.map_err(err)?;
+        found?;
+        back.push(lookuper);
+    }
+    Ok(back)
+}
+
+/// `count` keys from `first` as one JSON request through the production router.
+async fn via_router(
+    router: &axum::Router,
+    url: &str,
+    first: usize,
+    count: usize,
+) -> Result<(), String> {
+    let keys: Vec<_> = (first..first + count)
+        .map(|k| json!({"id": key(k)}))
+        .collect();
+    let req = Request::post(url)
+        .header("content-type", "application/json")
+        .body(Body::from(json!({ "keys": keys }).to_string()))
+        .map_err(err)?;
+    let resp = router.clone().oneshot(req).await.map_err(err)?;
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), 16 * 1024 * 1024)
+        .await
+        .map_err(err)?;
+    if !status.is_success() {
+        return Err(format!(
+            "lookup failed: {status} {}",
+            String::from_utf8_lossy(&bytes)
+        ));
+    }
+    let answer: serde_json::Value = serde_json::from_slice(&bytes).map_err(err)?;
+    if answer["results"].as_array().map(Vec::len) != Some(count) {
+        return Err(format!("lookup answered {answer}"));
+    }
+    Ok(())
+}
+
+/// Writes keys `0..ROWS` except every tenth through the cached writer, every ack awaited.
+async fn fill(handle: &TableHandle) -> Result<(), String> {
+    let writer = handle.upsert_writer().map_err(err)?;
+    let mut acks = Vec::with_capacity(ROWS);
+    for k in (0..ROWS).filter(|k| k % 10 != 9) {
+        let mut row = GenericRow::new(3);
+        row.set_field(0, Datum::Int32(key(k)));
+        row.set_field(1, Datum::String(format!("name-{k}").into()));
+        row.set_field(2, Datum::Int64(k as i64 * 7));
+        acks.push(writer.upsert(&row).map_err(err)?);
+    }
+    for ack in acks {
+        tokio::time::timeout(Duration::from_secs(30), ack)
+            .await
+            .map_err(|_| "ack timed out".to_owned())?
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+async fn create_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
+    let d = deadline();
+    let conn = pool
+        .connection("default", &Identity::Service, &d)
+        .await
+        .map_err(err)?;
+    let admin = conn.admin().map_err(err)?;
+    conn.call(
+        &d,
+        "create database",
+        admin.create_database(path.database(), None, true),
+    )
+    .await
+    .map_err(err)?;
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("name", DataTypes::string())
+        .column("score", DataTypes::bigint())
+        .primary_key(vec!["id"])
+        .and_then(|b| b.build())
+        .map_err(err)?;
+    let desc = TableDescriptor::builder()
+        .schema(schema)
+        .distributed_by(Some(1), vec![])
+        .build()
+        .map_err(err)?;
+    conn.call(&d, "create table", admin.create_table(path, &desc, false))
+        .await
+        .map_err(err)?;
+    // A lookup before the bucket has a leader fails; wait until its offsets can be listed.
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = conn
+            .call(
+                &d.capped(Duration::from_secs(2)),
+                "list offsets",
+                admin.list_offsets(path, &[0], fluss::rpc::message::OffsetSpec::Latest),
+            )
+            .await;
+        if listed.is_ok() {
+            return Ok(());
+        }
+        if Instant::now() > until {
+            return Err(format!("bucket of {path} got no leader"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
