@@ -55,9 +55,7 @@ pub fn gateway_router(env: &BTreeMap<String, String>) -> Result<Router, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::body::{Body, to_bytes};
-    use axum::http::Request;
-    use tower::ServiceExt;
+    use crate::test_support::{call, get, post_json};
 
     fn env() -> BTreeMap<String, String> {
         [
@@ -72,62 +70,37 @@ mod tests {
         .collect()
     }
 
-    async fn call(
-        router: &Router,
-        method: &str,
-        uri: &str,
-        body: &'static str,
-    ) -> (u16, serde_json::Value) {
-        let resp = router
-            .clone()
-            .oneshot(
-                Request::builder()
-                    .method(method)
-                    .uri(uri)
-                    .header("content-type", "application/json")
-                    .body(Body::from(body))
-                    .unwrap(),
-            )
-            .await
-            .unwrap();
-        let status = resp.status().as_u16();
-        let body = to_bytes(resp.into_body(), 1 << 20).await.unwrap();
-        (status, serde_json::from_slice(&body).unwrap_or_default())
-    }
-
     #[tokio::test]
     async fn one_router_serves_every_route_family() {
         let router = gateway_router(&env()).unwrap();
-        let (status, body) = call(&router, "GET", "/v1/clusters", "").await;
+        let (status, body) = call(router.clone(), get("/v1/clusters")).await;
         assert_eq!(
-            (status, body["clusters"][0].as_str()),
+            (status.as_u16(), body["clusters"][0].as_str()),
             (200, Some("default"))
         );
         // Each family answers its own route (an unknown cluster is its 404, not the fallback's).
-        for (method, uri, body) in [
-            ("GET", "/v1/clusters/nope/databases", ""),
+        let (status, body) = call(router.clone(), get("/v1/clusters/nope/databases")).await;
+        assert_eq!(
+            (status.as_u16(), &body["error"]["code"]),
+            (404, &"cluster_not_found".into())
+        );
+        for (uri, body) in [
             (
-                "POST",
                 "/v1/clusters/nope/databases/d/tables/t/records",
                 r#"{"entries":[{"id":"a","append":{}}]}"#,
             ),
             (
-                "POST",
                 "/v1/clusters/nope/databases/d/tables/t/records/lookup",
                 r#"{"keys":[{"id":1}]}"#,
             ),
             (
-                "POST",
                 "/v1/clusters/nope/databases/d/tables/t/records/prefix-lookup",
                 r#"{"prefix_columns":["id"],"prefixes":[{"id":1}]}"#,
             ),
         ] {
-            let (status, body) = call(&router, method, uri, body).await;
-            assert_eq!(status, 404, "{method} {uri}: {body}");
-            assert_eq!(
-                body["error"]["code"], "cluster_not_found",
-                "{method} {uri}: {body}"
-            );
+            let (status, body) = call(router.clone(), post_json(uri, body)).await;
+            assert_eq!(status, 404, "{uri}: {body}");
+            assert_eq!(body["error"]["code"], "cluster_not_found", "{uri}: {body}");
         }
     }
 
