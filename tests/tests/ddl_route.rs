@@ -523,3 +523,62 @@ async fn a_table_created_here_takes_writes_through_the_write_function(stack: &St
     let a = send(gw, "DELETE", &db_url(&db), None).await;
     assert_eq!(a.status, 204, "{a:?}");
 }
+
+/// A catalog call that cannot finish within its deadline answers 504 `timeout` at once instead
+/// of hanging: the production router in-process, warmed with a normal budget (connection made),
+/// then given 1 µs, so the deadline has passed before the listing's RPC could answer (a
+/// loopback RPC may take well under a millisecond, which would make a larger budget flaky).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catalog_call_past_its_deadline_answers_504_instead_of_hanging() {
+    use axum::body::{Body, to_bytes};
+    use axum::http::Request;
+    use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
+    use gateway_http::{DEFAULT_MAX_REQUEST_BYTES, DdlOptions, DdlState, build_router, ddl_routes};
+    use tower::ServiceExt;
+
+    let stack = Stack::load();
+    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).expect("pool config"));
+    let router = |timeout: std::time::Duration| {
+        let deadlines = DeadlinePolicy {
+            request_timeout: timeout,
+            ..DeadlinePolicy::default()
+        };
+        let state = DdlState::new(pool.clone(), deadlines, DdlOptions::default());
+        build_router(ddl_routes(state), DEFAULT_MAX_REQUEST_BYTES)
+    };
+    let list = || {
+        Request::get(format!("{BASE}/databases"))
+            .body(Body::empty())
+            .expect("request")
+    };
+    let warm = bounded(
+        "warm listing",
+        router(std::time::Duration::from_secs(20)).oneshot(list()),
+    )
+    .await
+    .expect("response");
+    assert_eq!(warm.status(), 200);
+
+    let started = Instant::now();
+    let resp = bounded(
+        "listing",
+        router(std::time::Duration::from_micros(1)).oneshot(list()),
+    )
+    .await
+    .expect("response");
+    let elapsed = started.elapsed();
+    assert_eq!(resp.status(), 504);
+    let id = resp.headers()["x-request-id"]
+        .to_str()
+        .expect("id")
+        .to_owned();
+    let body: Value =
+        serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 16).await.expect("body"))
+            .expect("json");
+    assert_eq!(body["error"]["code"], "timeout", "{body}");
+    assert_eq!(body["error"]["request_id"], id.as_str(), "{body}");
+    assert!(
+        elapsed < std::time::Duration::from_secs(2),
+        "answered after {elapsed:?}"
+    );
+}
