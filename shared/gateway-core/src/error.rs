@@ -355,6 +355,11 @@ impl From<&FlussClientError> for GatewayError {
             FlussClientError::FlussAPIError { api_error } => {
                 let code = code_for_fluss_api_error(api_error.code);
                 let msg = server_message(&api_error.message);
+                if code == ErrorCode::Backend
+                    && let Some(reason) = refused_config_reason(&msg)
+                {
+                    return GatewayError::invalid(reason);
+                }
                 let msg = if msg.is_empty() {
                     format!("Fluss error code {}", api_error.code)
                 } else {
@@ -383,6 +388,31 @@ impl From<&FlussClientError> for GatewayError {
             _ => GatewayError::new(ErrorCode::Backend, "the Fluss client failed"),
         }
     }
+}
+
+/// Java exceptions a Fluss server raises for a refused configuration (a table property, a
+/// cluster config). Fluss 0.9.1 sends some of them as an unclassified server error whose text
+/// starts with the class name; they are the caller's mistake, so 400, not 500.
+const CONFIG_EXCEPTION_NAMES: [&str; 2] = [
+    "org.apache.fluss.exception.ConfigException",
+    "org.apache.fluss.exception.InvalidConfigException",
+];
+
+/// The server's reason without the Java class name, when `message` reports a refused config.
+fn refused_config_reason(message: &str) -> Option<String> {
+    CONFIG_EXCEPTION_NAMES.iter().find_map(|name| {
+        let reason = message.strip_prefix(name)?;
+        // `…ConfigExceptionX` is another class, not this one.
+        if !(reason.is_empty() || reason.starts_with(':')) {
+            return None;
+        }
+        let reason = reason.trim_start_matches(':').trim();
+        Some(if reason.is_empty() {
+            "the cluster refused the configuration".to_owned()
+        } else {
+            reason.to_owned()
+        })
+    })
 }
 
 impl From<FlussClientError> for GatewayError {
@@ -511,5 +541,28 @@ mod tests {
         });
         assert_eq!(e.code(), ErrorCode::ResourceExhausted);
         assert_eq!(e.code().retry_after_secs(), Some(1));
+    }
+
+    #[test]
+    fn refused_configs_sent_as_unclassified_errors_are_400_without_the_class_name() {
+        let e = GatewayError::from(&api(
+            -1,
+            "org.apache.fluss.exception.ConfigException: The config key a.b is not allowed to be changed dynamically.",
+        ));
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(
+            e.message(),
+            "The config key a.b is not allowed to be changed dynamically."
+        );
+        let e = GatewayError::from(&api(
+            -1,
+            "org.apache.fluss.exception.InvalidConfigException",
+        ));
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        let other = GatewayError::from(&api(-1, "java.lang.NullPointerException"));
+        assert_eq!(other.code(), ErrorCode::Backend);
+        let lookalike =
+            GatewayError::from(&api(-1, "org.apache.fluss.exception.ConfigExceptionX: y"));
+        assert_eq!(lookalike.code(), ErrorCode::Backend);
     }
 }

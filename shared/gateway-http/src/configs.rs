@@ -45,13 +45,6 @@ pub const REDACTED: &str = "******";
 
 const NAMESPACE: &str = "gateway.rest.config.";
 
-/// Java exceptions a Fluss server raises for a refused config change; 0.9.1 sends them as an
-/// unclassified server error with the class name leading the message.
-const CONFIG_EXCEPTION_NAMES: [&str; 2] = [
-    "org.apache.fluss.exception.ConfigException",
-    "org.apache.fluss.exception.InvalidConfigException",
-];
-
 /// Fragments that make a key sensitive when found anywhere in it, matched after lower-casing
 /// the key and removing `-` and `_` (so `accessKeyId`, `access-key` and `access_key` all hit
 /// `accesskey`).
@@ -387,13 +380,10 @@ fn to_alter_configs(request: &AlterClusterConfigsRequest) -> Vec<AlterConfig> {
 /// `invalid_argument` naming the key when the server's reason does not; values sent for
 /// sensitive keys are masked in any message, since servers echo values.
 ///
-/// Refusals arrive as Fluss codes 39 or 64 (already `invalid_argument` in gateway-core) or, from
-/// Fluss 0.9.1, as an unclassified server error whose text starts with the Java exception name
-/// (`org.apache.fluss.exception.ConfigException: The config key … is not allowed to be changed
-/// dynamically.`): that `backend` error is reclassified by its exception name, which is dropped
-/// from the message.
+/// Refusals arrive as `invalid_argument` from gateway-core's mapping, which also recognises the
+/// Java config exceptions Fluss 0.9.1 sends as unclassified server errors.
 fn refusal_error(error: &GatewayError, request: &AlterClusterConfigsRequest) -> GatewayError {
-    let (code, mut message) = reclassify_config_exception(error);
+    let (code, mut message) = (error.code(), error.message().to_owned());
     let sensitive: Vec<&str> = request
         .changes
         .iter()
@@ -419,21 +409,6 @@ fn refusal_error(error: &GatewayError, request: &AlterClusterConfigsRequest) -> 
         );
     }
     GatewayError::new(code, message)
-}
-
-/// The code and message of `error`, with a `backend` error carrying a Java config exception
-/// (see [`CONFIG_EXCEPTION_NAMES`]) turned into `invalid_argument` without the class name.
-fn reclassify_config_exception(error: &GatewayError) -> (ErrorCode, String) {
-    let message = error.message();
-    if error.code() == ErrorCode::Backend {
-        for name in CONFIG_EXCEPTION_NAMES {
-            if let Some(reason) = message.strip_prefix(name) {
-                let reason = reason.trim_start_matches(':').trim();
-                return (ErrorCode::InvalidArgument, reason.to_owned());
-            }
-        }
-    }
-    (error.code(), message.to_owned())
 }
 
 /// The keys of a request, for messages and logs: `` `a`, `b` ``.
@@ -646,10 +621,8 @@ mod tests {
         let named = GatewayError::invalid("Config key x.password is not dynamic");
         assert_eq!(refusal_error(&named, &req).message(), named.message());
 
-        let java = GatewayError::new(
-            ErrorCode::Backend,
-            "org.apache.fluss.exception.ConfigException: The config key a.b is not allowed to be changed dynamically.",
-        );
+        let java =
+            GatewayError::invalid("The config key a.b is not allowed to be changed dynamically.");
         let e = refusal_error(&java, &req);
         assert_eq!(e.code(), ErrorCode::InvalidArgument);
         assert_eq!(
