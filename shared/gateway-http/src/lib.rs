@@ -23,6 +23,7 @@ mod health;
 mod lookup;
 mod middleware;
 mod records;
+mod route_limits;
 mod serve;
 mod standalone;
 mod table_route;

@@ -94,7 +94,7 @@ async fn request_context(mut req: Request, next: Next) -> Response {
         request_id = %request_id,
         lambda_request_id = %lambda_request_id,
         status = response.status().as_u16(),
-        elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        elapsed_ms = elapsed_ms(started),
         "request"
     );
     response
@@ -156,6 +156,11 @@ fn normalise(response: Response, method: &Method, request_id: &str) -> Response 
         response.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
     response
+}
+
+/// Milliseconds since `started`, for log lines.
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

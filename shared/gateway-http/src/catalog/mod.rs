@@ -33,7 +33,9 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::checks::{body_error, ensure_json_content_type};
-use crate::middleware::RequestCtx;
+use crate::middleware::{RequestCtx, elapsed_ms};
+use crate::route_limits::enter_gate;
+use crate::table_route::TableParams;
 pub use options::DdlOptions;
 
 /// Everything the catalog routes share across requests; built once per container.
@@ -72,12 +74,7 @@ impl DdlState {
     async fn session(&self, ctx: &RequestCtx, cluster: &str) -> Result<Session, GatewayError> {
         // Before any I/O: an unknown cluster is a 404 without touching Fluss.
         self.pool.cluster(cluster)?;
-        let permit = self.gate.clone().try_acquire_owned().map_err(|_| {
-            GatewayError::new(
-                ErrorCode::ResourceExhausted,
-                "too many concurrent catalog requests; retry later",
-            )
-        })?;
+        let permit = enter_gate(&self.gate, "catalog")?;
         let deadline = self.deadlines.deadline(ctx.lambda_deadline_ms);
         let conn = self
             .pool
@@ -117,20 +114,6 @@ struct ClusterParams {
 struct DatabaseParams {
     cluster: String,
     database: String,
-}
-
-/// `{cluster}/…/{database}/…/{table}` of a table-scoped path.
-#[derive(Debug, serde::Deserialize)]
-struct TableParams {
-    cluster: String,
-    database: String,
-    table: String,
-}
-
-impl TableParams {
-    fn path(&self) -> fluss::metadata::TablePath {
-        fluss::metadata::TablePath::new(self.database.clone(), self.table.clone())
-    }
 }
 
 /// One request's hold on the cluster: the pooled connection, its admin client, the deadline
@@ -255,11 +238,6 @@ fn table_location(cluster: &str, database: &str, table: &str) -> String {
         "tables",
         &encode_segment(table),
     ])
-}
-
-/// Milliseconds since `started`, for log lines.
-fn elapsed_ms(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

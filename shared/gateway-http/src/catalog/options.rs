@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use fluss_pool::config::env_var_name;
 use gateway_core::GatewayError;
+
+use crate::route_limits::{Setting, Unit, read_limits};
 
 /// `gateway.rest.metadata.max-concurrent-requests` (upstream key): catalog requests in flight
 /// per container.
@@ -36,34 +37,24 @@ impl DdlOptions {
     /// Reads the options from `map`; every problem is reported at once, by key (never by value).
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut options = DdlOptions::default();
-        let mut problems = Vec::new();
-        let env_key = env_var_name(METADATA_MAX_CONCURRENT_KEY);
-        let env_namespace = env_var_name(NAMESPACE.trim_end_matches('.')) + "__";
-        for (name, value) in map {
-            if name == METADATA_MAX_CONCURRENT_KEY || *name == env_key {
-                match value.trim().parse::<usize>() {
-                    Ok(0) => problems.push(format!("`{name}`: must be greater than 0")),
-                    Ok(n) => options.max_concurrent = n,
-                    Err(_) => problems.push(format!("`{name}`: expected a positive integer")),
-                }
-            } else if name.starts_with(NAMESPACE) || name.starts_with(&env_namespace) {
-                problems.push(format!("`{name}`: unknown key"));
-            }
-        }
-        if problems.is_empty() {
-            Ok(options)
-        } else {
-            Err(GatewayError::invalid(format!(
-                "invalid catalog configuration: {}",
-                problems.join("; ")
-            )))
-        }
+        read_limits(
+            map,
+            &[NAMESPACE],
+            &mut [Setting {
+                key: METADATA_MAX_CONCURRENT_KEY,
+                slot: &mut options.max_concurrent,
+                unit: Unit::Count,
+            }],
+            "catalog",
+        )?;
+        Ok(options)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fluss_pool::config::env_var_name;
 
     fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use gateway_core::GatewayError;
 use gateway_core::wire::Row;
 
-use crate::table_route::{Setting, Unit, read_limits};
+use crate::route_limits::{Setting, Unit, read_limits};
 
 /// `gateway.rest.lookup.max-keys` (upstream key): keys per point-lookup request.
 pub const LOOKUP_MAX_KEYS_KEY: &str = "gateway.rest.lookup.max-keys";

@@ -33,8 +33,9 @@ use serde::de::DeserializeOwned;
 use tokio::sync::Semaphore;
 
 use crate::error::error_response;
-use crate::middleware::RequestCtx;
-use crate::table_route::{TableParams, body_error, ensure_json_post, enter_gate, refine_not_found};
+use crate::middleware::{RequestCtx, elapsed_ms};
+use crate::route_limits::enter_gate;
+use crate::table_route::{TableParams, body_error, ensure_json_post, refine_not_found};
 pub use limits::LookupLimits;
 
 /// Everything the lookup routes share across requests; built once per container.
@@ -235,10 +236,6 @@ fn ensure_primary_key_table(handle: &TableHandle) -> Result<(), GatewayError> {
 /// A position or count as the wire's `u32` (the limits keep them far below its range).
 fn input_index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
-}
-
-fn elapsed_ms(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use gateway_core::GatewayError;
 
 use crate::middleware::DEFAULT_MAX_REQUEST_BYTES;
-use crate::table_route::{Setting, Unit, read_limits};
+use crate::route_limits::{Setting, Unit, read_limits};
 
 /// `gateway.rest.write.max-rows` (upstream key): entries per request.
 pub const MAX_ROWS_KEY: &str = "gateway.rest.write.max-rows";

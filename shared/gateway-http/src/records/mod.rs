@@ -28,8 +28,9 @@ use gateway_core::wire::{WriteRequest, WriteResponse};
 use tokio::sync::Semaphore;
 
 use crate::error::error_response;
-use crate::middleware::RequestCtx;
-use crate::table_route::{TableParams, body_error, ensure_json_post, enter_gate, refine_not_found};
+use crate::middleware::{RequestCtx, elapsed_ms};
+use crate::route_limits::enter_gate;
+use crate::table_route::{TableParams, body_error, ensure_json_post, refine_not_found};
 pub use limits::WriteLimits;
 
 /// Everything the write route shares across requests; built once per container.
@@ -109,7 +110,7 @@ async fn run_write(
         rows = response.row_count,
         successes = response.success_count,
         failures = response.error_count,
-        elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        elapsed_ms = elapsed_ms(started),
         "write"
     );
     Ok((StatusCode::OK, Json(response)).into_response())
