@@ -211,6 +211,19 @@ pub async fn wait_for_leaders(
     }
 }
 
+/// The checkout under test. `cargo test` and `cargo run` set `CARGO_MANIFEST_DIR` for the
+/// process they start, and that is preferred over the compile-time value: cargo hashes workspace
+/// crates independently of where the checkout lives, so a binary built in another clone sharing
+/// the target directory (CI's, say) may be reused here with that clone's path baked in.
+pub fn repo_root() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .parent()
+        .expect("tests/ lives in the repository")
+        .to_path_buf()
+}
+
 /// A name no other test (or earlier run) uses: `prefix_<millis>_<n>`.
 pub fn unique_name(prefix: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);

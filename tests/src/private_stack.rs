@@ -33,12 +33,7 @@ pub struct PrivateStack {
     ports: Vec<(&'static str, u16)>,
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ lives in the repository")
-        .to_path_buf()
-}
+use crate::repo_root;
 
 /// The readiness probe binary: `FLUSS_PROBE_BIN` (the Makefile exports it), else derived from
 /// `CARGO_TARGET_DIR`.

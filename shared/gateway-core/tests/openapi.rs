@@ -14,8 +14,12 @@ const OPERATION_KEYS: [&str; 8] = [
 ];
 
 fn document() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.yaml");
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    // The runtime value (set by `cargo test`) first: a binary reused from another clone that
+    // shares the target directory carries that clone's path at compile time.
+    let crate_dir = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
+    let path = format!("{crate_dir}/../../docs/openapi.yaml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     serde_norway::from_str(&text).unwrap_or_else(|e| panic!("parsing {path}: {e}"))
 }
 

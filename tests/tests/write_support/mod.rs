@@ -167,10 +167,7 @@ impl Gateway {
             .and_then(|l| l.local_addr())
             .expect("free port")
             .port();
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("tests/ lives in the repository")
-            .to_path_buf();
+        let repo = integration_tests::repo_root();
         let log = std::env::temp_dir().join(format!("write-it-cargo-lambda-{port}.log"));
         let out = std::fs::File::create(&log).expect("log file");
         let err = out.try_clone().expect("log file");
