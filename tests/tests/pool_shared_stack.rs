@@ -337,8 +337,9 @@ async fn schema_changes_rebuild_the_handle_and_every_writer_kind_is_cached() {
             .await
         {
             Ok(()) => break,
+            // gateway-core maps that answer (SchemaNotExist) to the retryable 503 `unavailable`.
             Err(e)
-                if e.code() == ErrorCode::NotFound
+                if matches!(e.code(), ErrorCode::Unavailable | ErrorCode::NotFound)
                     && started.elapsed() < Duration::from_secs(15) =>
             {
                 println!("write under the new schema: {e}; retrying");
