@@ -26,7 +26,10 @@ log_dir="$(dirname "$env_file")/logs"
 
 cd "$root"
 # Its own process group, so cleanup can stop cargo-lambda and the functions it spawned.
-setsid cargo lambda watch -A 127.0.0.1 -P "$port" --env-file "$env_file" \
+# --disable-cors: cargo-lambda's default CORS reflects any Origin with credentials, so any web
+# page a developer opens could call the local gateway (and drop tables). API Gateway, too, has
+# CORS off unless configured.
+setsid cargo lambda watch --disable-cors -A 127.0.0.1 -P "$port" --env-file "$env_file" \
   > "$log_dir/cargo-lambda.log" 2>&1 &
 watch_pid=$!
 

@@ -224,6 +224,20 @@ pub fn repo_root() -> std::path::PathBuf {
         .to_path_buf()
 }
 
+/// Marks of server internals that no answer of the gateway may carry: Java class and package
+/// names and ZooKeeper paths ([cluster-safety]).
+pub const INTERNAL_MARKS: [&str; 4] = ["Exception", "java.", "org.apache", "/fluss/"];
+
+/// Panics when an answer's body carries server internals. Every helper of the suite that
+/// collects a gateway body calls it, so the whole suite checks every body it sees.
+pub fn assert_no_internals(what: &str, body: &[u8]) {
+    let text = String::from_utf8_lossy(body);
+    if let Some(mark) = INTERNAL_MARKS.iter().find(|m| text.contains(*m)) {
+        let shown: String = text.chars().take(600).collect();
+        panic!("{what}: the answer carries server internals ({mark:?}): {shown}");
+    }
+}
+
 /// A name no other test (or earlier run) uses: `prefix_<millis>_<n>`.
 pub fn unique_name(prefix: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);

@@ -144,6 +144,29 @@ impl PrivateStack {
             .collect()
     }
 
+    /// Process id of one process of the cluster, named as in `pids.json` (`tablet`, …).
+    pub fn pid(&self, process: &str) -> u32 {
+        self.pids()
+            .get(process)
+            .copied()
+            .unwrap_or_else(|| panic!("no pid of {process}"))
+    }
+
+    /// Whether that process is still alive (`kill -0`).
+    pub fn is_alive(&self, pid: u32) -> bool {
+        Command::new("kill")
+            .arg("-0")
+            .arg(pid.to_string())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    }
+
+    /// The text of one of the cluster's logs (`tablet.log`, …), empty when absent.
+    pub fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join("logs").join(name)).unwrap_or_default()
+    }
+
     /// Sends `signal` (`STOP`, `CONT`, `KILL`, …) to one process of the cluster, named as in
     /// `pids.json` (`tablet`, `coordinator`, …).
     pub fn signal(&self, process: &str, signal: &str) {

@@ -121,6 +121,7 @@ async fn send(app: &Router, method: &str, uri: &str, body: Option<Value>) -> Ans
     .expect("infallible router");
     let status = resp.status().as_u16();
     let bytes = to_bytes(resp.into_body(), 1 << 22).await.expect("body");
+    integration_tests::assert_no_internals(&format!("{method} {uri}"), &bytes);
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     Answer { status, text, body }

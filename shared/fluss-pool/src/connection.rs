@@ -235,17 +235,28 @@ impl PooledConnection {
         };
         match fetched {
             Ok(info) => Ok(info),
-            Err(e) if e.code() == ErrorCode::TableNotFound => Err(not_found()),
-            // The metadata RPC answers a missing table with a generic server error ("Failed
-            // to get tables"); only an explicit existence check tells a 404 from a 500.
-            Err(e) if e.code() == ErrorCode::Backend => {
+            // fluss-rs answers "table not found" whenever its metadata refresh came back
+            // without the table, which also happens when the refresh itself failed (a dead
+            // TabletServer), and the metadata RPC answers a missing table with a generic server
+            // error ("Failed to get tables"). Only the coordinator's explicit existence check
+            // tells a 404 from a 503 or a 500.
+            Err(e) if matches!(e.code(), ErrorCode::TableNotFound | ErrorCode::Backend) => {
                 let admin = self.admin()?;
                 match self
-                    .call(deadline, "loading table metadata", admin.table_exists(path))
+                    .call(deadline, "checking the table", admin.table_exists(path))
                     .await
                 {
                     Ok(false) => Err(not_found()),
-                    _ => Err(e),
+                    Ok(true) if e.code() == ErrorCode::TableNotFound => Err(GatewayError::new(
+                        ErrorCode::Unavailable,
+                        format!(
+                            "the metadata of table `{path}` could not be loaded: the Fluss \
+                             cluster is unavailable; retry later"
+                        ),
+                    )),
+                    Ok(true) => Err(e),
+                    Err(check) if check.code() == ErrorCode::TableNotFound => Err(not_found()),
+                    Err(check) => Err(check),
                 }
             }
             Err(e) => Err(e),

@@ -181,11 +181,15 @@ impl Serialize for ErrorCode {
     }
 }
 
-/// A failure as the caller sees it: a code and a client-safe message.
+/// A failure as the caller sees it: a code and a client-safe message, plus, for the log only,
+/// the server text it replaced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GatewayError {
     code: ErrorCode,
     message: String,
+    /// What Fluss said, when it was not fit for the caller (Java class names, internal paths,
+    /// addresses). Never rendered; the render path logs it with the request id.
+    detail: Option<String>,
 }
 
 impl GatewayError {
@@ -194,7 +198,19 @@ impl GatewayError {
         GatewayError {
             code,
             message: message.into(),
+            detail: None,
         }
+    }
+
+    /// The same error carrying `detail` for the log (never for the caller).
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The server text withheld from the caller, if any: for the log line of this request.
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
     }
 
     /// 400 `invalid_argument`.
@@ -347,9 +363,88 @@ fn server_message(raw: &str) -> String {
     out
 }
 
+/// The codes whose server messages are passed on: they describe the caller's own request or
+/// resource ("The config key a.b is not allowed to be changed dynamically."). Everything else
+/// (unavailable, timeouts, unclassified server failures) gets a message of ours.
+const fn passes_server_text(code: ErrorCode) -> bool {
+    use ErrorCode as C;
+    matches!(
+        code,
+        C::InvalidArgument
+            | C::NotFound
+            | C::DatabaseNotFound
+            | C::TableNotFound
+            | C::PartitionNotFound
+            | C::AlreadyExists
+            | C::DatabaseAlreadyExists
+            | C::TableAlreadyExists
+            | C::PartitionAlreadyExists
+            | C::DatabaseNotEmpty
+            | C::FailedPrecondition
+            | C::LimitExceeded
+            | C::Unsupported
+            | C::Unauthorized
+            | C::Unauthenticated
+            | C::StorageBackpressure
+    )
+}
+
+/// Marks of server internals no caller may see: Java class and package names, stack frames,
+/// ZooKeeper and file paths.
+const INTERNAL_MARKS: [&str; 8] = [
+    "Exception",
+    "java.",
+    "org.apache",
+    "/fluss/",
+    "\tat ",
+    "Caused by",
+    "zookeeper",
+    "ZooKeeper",
+];
+
+/// Whether a (first-line, bounded) server text may reach the caller verbatim: no internal marks,
+/// no control characters, no path with two or more segments, no IPv4 address.
+pub fn is_client_safe(text: &str) -> bool {
+    if text.is_empty() || text.chars().any(char::is_control) {
+        return false;
+    }
+    if INTERNAL_MARKS.iter().any(|m| text.contains(m)) {
+        return false;
+    }
+    !text.split_whitespace().any(|token| {
+        let token = token.trim_matches(|c: char| "`'\"()[]{},;".contains(c));
+        token.matches('/').count() >= 2 || looks_like_ipv4(token)
+    })
+}
+
+fn looks_like_ipv4(token: &str) -> bool {
+    let host = token.split(':').next().unwrap_or("");
+    let parts: Vec<&str> = host.split('.').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Our own words for a server failure whose text is withheld.
+fn withheld_message(code: ErrorCode, raw_code: i32) -> String {
+    match code {
+        ErrorCode::Unavailable => {
+            format!("the Fluss cluster is unavailable; retry later (server error code {raw_code})")
+        }
+        ErrorCode::Timeout => {
+            format!("Fluss did not answer in time (server error code {raw_code})")
+        }
+        _ => format!("Fluss could not complete the request (server error code {raw_code})"),
+    }
+}
+
 impl From<&FlussClientError> for GatewayError {
-    /// Maps a fluss-rs error to the wire. Messages of server errors are passed on (first line,
-    /// bounded); client-side failures get fixed messages because theirs may hold addresses.
+    /// Maps a fluss-rs error to the wire. Server messages reach the caller only through an
+    /// allow-list (a code whose message is about the caller's request, and a text free of
+    /// internals, first line, bounded); otherwise the message is ours and the server's text is
+    /// kept as the log-only detail. Client-side failures get fixed messages because theirs may
+    /// hold addresses.
     fn from(e: &FlussClientError) -> Self {
         match e {
             FlussClientError::FlussAPIError { api_error } => {
@@ -357,23 +452,31 @@ impl From<&FlussClientError> for GatewayError {
                 let msg = server_message(&api_error.message);
                 if code == ErrorCode::Backend
                     && let Some(reason) = refused_config_reason(&msg)
+                    && is_client_safe(&reason)
                 {
                     return GatewayError::invalid(reason);
                 }
-                let msg = if msg.is_empty() {
-                    format!("Fluss error code {}", api_error.code)
+                if passes_server_text(code) && is_client_safe(&msg) {
+                    return GatewayError::new(code, msg);
+                }
+                let error = GatewayError::new(code, withheld_message(code, api_error.code));
+                if msg.is_empty() {
+                    error
                 } else {
-                    msg
-                };
-                GatewayError::new(code, msg)
+                    error.with_detail(msg)
+                }
             }
             FlussClientError::IllegalArgument { message }
-            | FlussClientError::RowConvertError { message } => {
-                GatewayError::invalid(server_message(message))
-            }
-            FlussClientError::UnsupportedOperation { message } => {
-                GatewayError::new(ErrorCode::Unsupported, server_message(message))
-            }
+            | FlussClientError::RowConvertError { message } => client_text(
+                ErrorCode::InvalidArgument,
+                message,
+                "the Fluss client refused the request",
+            ),
+            FlussClientError::UnsupportedOperation { message } => client_text(
+                ErrorCode::Unsupported,
+                message,
+                "the Fluss client does not support this operation",
+            ),
             FlussClientError::UnsupportedVersion { .. } => GatewayError::new(
                 ErrorCode::Unsupported,
                 "the Fluss server does not support this operation",
@@ -384,9 +487,21 @@ impl From<&FlussClientError> for GatewayError {
             ),
             FlussClientError::RpcError { .. } | FlussClientError::WriterClosed { .. } => {
                 GatewayError::new(ErrorCode::Unavailable, "the Fluss cluster is unavailable")
+                    .with_detail(e.to_string())
             }
-            _ => GatewayError::new(ErrorCode::Backend, "the Fluss client failed"),
+            _ => GatewayError::new(ErrorCode::Backend, "the Fluss client failed")
+                .with_detail(e.to_string()),
         }
+    }
+}
+
+/// A fluss-rs client-side message: passed on when it is free of internals, else `fallback`.
+fn client_text(code: ErrorCode, raw: &str, fallback: &str) -> GatewayError {
+    let msg = server_message(raw);
+    if is_client_safe(&msg) {
+        GatewayError::new(code, msg)
+    } else {
+        GatewayError::new(code, fallback).with_detail(msg)
     }
 }
 
@@ -513,8 +628,59 @@ mod tests {
         ] {
             let e = GatewayError::from(api(raw, "boom"));
             assert_eq!(e.code(), code, "Fluss code {raw}");
-            assert_eq!(e.message(), "boom");
+            // Server text reaches the caller only for codes about the caller's own request.
+            if passes_server_text(code) {
+                assert_eq!(e.message(), "boom");
+            } else {
+                assert!(
+                    e.message().contains(&format!("server error code {raw}")),
+                    "{e}"
+                );
+                assert_eq!(e.detail(), Some("boom"));
+            }
         }
+    }
+
+    #[test]
+    fn server_text_with_internals_never_reaches_the_caller() {
+        for (raw, text) in [
+            (39, "org.apache.fluss.exception.InvalidTableException: bad"),
+            (
+                7,
+                "KeeperErrorCode = NoNode for /fluss/metadata/databases/d/tables/t",
+            ),
+            (
+                -1,
+                "java.lang.IllegalArgumentException: Invalid path string",
+            ),
+            (39, "Failed to create node /a/b/c"),
+            (12, "leader 10.0.0.7:9123 not reachable"),
+            (39, "NullPointerException"),
+            (39, "line with a \u{1} control character"),
+        ] {
+            let e = GatewayError::from(api(raw, text));
+            for mark in [
+                "Exception",
+                "java.",
+                "org.apache",
+                "/fluss/",
+                "10.0.0.7",
+                "/a/b",
+            ] {
+                assert!(
+                    !e.message().contains(mark),
+                    "{raw} {text:?} -> {}",
+                    e.message()
+                );
+            }
+            assert_eq!(e.detail(), Some(server_message(text).as_str()), "{text}");
+        }
+        let plain = GatewayError::from(api(39, "Table name must not be empty."));
+        assert_eq!(plain.message(), "Table name must not be empty.");
+        assert_eq!(plain.detail(), None);
+        assert!(is_client_safe(
+            "partition `2026-12-03` of table `db.t` does not exist"
+        ));
     }
 
     #[test]

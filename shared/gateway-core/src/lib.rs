@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod error;
+pub mod names;
 pub mod routes;
 pub mod types;
 pub mod wire;

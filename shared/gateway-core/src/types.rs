@@ -12,7 +12,7 @@ use fluss::metadata::{
     DateType, DecimalType, DoubleType, FloatType, IntType, MapType, RowType, SmallIntType,
     StringType, TimeType, TimestampLTzType, TimestampType, TinyIntType,
 };
-use fluss::metadata::{Column, Schema, TableDescriptor, TableInfo, TablePath};
+use fluss::metadata::{Column, Schema, TableDescriptor, TableInfo};
 use serde_json::{Map, Value, json};
 
 use crate::error::GatewayError;
@@ -54,22 +54,11 @@ pub fn column_type_json(dt: &DataType) -> Value {
 /// Prefix of Fluss table properties; every other key is a custom property.
 pub const TABLE_PROPERTY_PREFIX: &str = "table.";
 
-/// Checks a database, table or column-free identifier the way the Fluss server will, so the
-/// caller gets a 400 naming the field instead of a server round trip.
-pub fn check_identifier(what: &str, name: &str) -> Result<(), GatewayError> {
-    match TablePath::detect_invalid_name(name) {
-        Some(reason) => Err(GatewayError::invalid(format!(
-            "{what} `{name}` is invalid: {reason}"
-        ))),
-        None => Ok(()),
-    }
-}
-
 /// Turns a CreateTable body into the descriptor Fluss creates, checking everything that can be
 /// checked without the server: names, key columns, nullability of keys, distribution and
 /// property namespaces. `table.*` config keys themselves are validated by the server.
 pub fn table_descriptor(req: &CreateTableRequest) -> Result<TableDescriptor, GatewayError> {
-    check_identifier("table name", &req.table_name)?;
+    crate::names::check_name("table_name", &req.table_name)?;
     if req.columns.is_empty() {
         return Err(GatewayError::invalid("`columns` must not be empty"));
     }

@@ -17,6 +17,10 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// Renders `error` for the request `request_id`: its status, the JSON envelope, `Retry-After`
 /// when the code is retryable, and `x-request-id`.
 pub fn error_response(error: &GatewayError, request_id: &str) -> Response {
+    if let Some(detail) = error.detail() {
+        // What Fluss said, withheld from the caller; the request id joins it to the answer.
+        tracing::warn!(request_id, code = %error.code(), server_text = detail, "fluss error text withheld from the caller");
+    }
     let status =
         StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     // Serialising a struct of strings cannot fail; the fallback keeps the path panic-free anyway.

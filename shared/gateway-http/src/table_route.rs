@@ -5,6 +5,7 @@
 use axum::http::{HeaderMap, Uri};
 use fluss::metadata::TablePath;
 use fluss_pool::{Deadline, Identity, Pool};
+use gateway_core::names::check_name;
 use gateway_core::{ErrorCode, GatewayError};
 
 pub(crate) use crate::checks::body_error;
@@ -19,9 +20,12 @@ pub(crate) struct TableParams {
 }
 
 impl TableParams {
-    /// `database.table`.
-    pub(crate) fn path(&self) -> TablePath {
-        TablePath::new(self.database.clone(), self.table.clone())
+    /// `database.table`, once both names pass the identifier rule: 400 naming the field
+    /// otherwise. The only way a route gets a `TablePath`, so no name reaches Fluss unchecked.
+    pub(crate) fn path(&self) -> Result<TablePath, GatewayError> {
+        check_name("database", &self.database)?;
+        check_name("table", &self.table)?;
+        Ok(TablePath::new(self.database.clone(), self.table.clone()))
     }
 }
 

@@ -109,6 +109,7 @@ pub fn parse(raw: &[u8]) -> Answer {
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
         .collect();
     let body = &raw[split + 4..];
+    integration_tests::assert_no_internals(&format!("HTTP {status}"), body);
     let body = if body.is_empty() {
         Value::Null
     } else {
@@ -186,6 +187,8 @@ impl Gateway {
                 "lambda",
                 "watch",
                 "--ignore-changes",
+                // As `make run` does: no CORS answers (cargo-lambda's default reflects any Origin).
+                "--disable-cors",
                 "-A",
                 "127.0.0.1",
                 "-P",
@@ -260,6 +263,33 @@ impl Gateway {
             addr,
             backing: Backing::InProcess(task),
         }
+    }
+
+    /// Every route family on one in-process router (`fluss-gateway`), over the stack's
+    /// default cluster plus `extra` configuration.
+    pub async fn all_families(stack: &Stack, extra: &[(&str, &str)]) -> Gateway {
+        let mut env = stack.gateway_env();
+        for (k, v) in extra {
+            env.insert((*k).to_owned(), (*v).to_owned());
+        }
+        let router = gateway_http::gateway_router(&env).expect("gateway configuration");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let task = tokio::spawn(async move {
+            let _ = gateway_http::serve_on(listener, router).await;
+        });
+        Gateway {
+            addr,
+            backing: Backing::InProcess(task),
+        }
+    }
+
+    /// `method path` with a JSON body (or none).
+    pub async fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Answer {
+        let bytes = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+        http(self.addr, method, path, "application/json", &bytes).await
     }
 
     pub async fn write(&self, path: &TablePath, body: &Value) -> Answer {

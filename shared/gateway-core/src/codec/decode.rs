@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use super::{ColumnSpec, RowCodec};
 use crate::error::GatewayError;
+use crate::names::check_partition_value;
 use crate::wire::json_kind;
 
 /// Deepest nesting of ARRAY / MAP / ROW values accepted in one column; deeper input is rejected
@@ -308,7 +309,16 @@ impl RowCodec {
                 }
             }
             Some(v) => {
-                decode_value(&col.data_type, v, 0).map_err(|e| e.into_gateway(row, &col.name))
+                let datum = decode_value(&col.data_type, v, 0)
+                    .map_err(|e| e.into_gateway(row, &col.name))?;
+                // Only text can hold what ZooKeeper refuses; Fluss renders the other partition
+                // types (numbers, dates, booleans) itself in plain ASCII.
+                if col.partition
+                    && let Datum::String(s) = &datum
+                {
+                    check_partition_value(&format!("{row}: column `{}`", col.name), s)?;
+                }
+                Ok(datum)
             }
         }
     }

@@ -674,3 +674,43 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn partition_values_that_fluss_cannot_store_are_refused_wherever_they_come_from() {
+    let cols: Vec<fluss::metadata::DataField> = [
+        ("tenant", DataTypes::string().as_non_nullable()),
+        ("id", DataTypes::int().as_non_nullable()),
+        ("dt", DataTypes::string().as_non_nullable()),
+        ("n", DataTypes::int()),
+    ]
+    .into_iter()
+    .map(|(n, t)| fluss::metadata::DataField::new(n, t, None))
+    .collect();
+    let pk = ["tenant".to_owned(), "id".to_owned(), "dt".to_owned()];
+    let c = RowCodec::from_parts(1, 1, RowType::new(cols), &pk, &["dt".to_owned()]).expect("codec");
+    let row = obj(json!({"tenant": "a", "id": 1, "dt": "x\u{7f}y", "n": 1}));
+    let key = obj(json!({"tenant": "a", "id": 1, "dt": ".."}));
+    let full = c.decode_full(RowRef::Entry("e1"), &row).unwrap_err();
+    assert_eq!(full.code(), crate::ErrorCode::InvalidArgument);
+    assert!(
+        full.message()
+            .starts_with("entry `e1`: column `dt`: partition value"),
+        "{}",
+        full.message()
+    );
+    let deleted = c.decode_delete(RowRef::Entry("e2"), &key).unwrap_err();
+    assert!(
+        deleted.message().contains("`.` and `..`"),
+        "{}",
+        deleted.message()
+    );
+    let looked_up = c.decode_key(RowRef::Key(3), &key).unwrap_err();
+    assert!(
+        looked_up.message().starts_with("key 3: column `dt`"),
+        "{}",
+        looked_up.message()
+    );
+    // The same value in a column that is not a partition column is plain data.
+    let fine = obj(json!({"tenant": "x\u{7f}y", "id": 1, "dt": "2026-12-03"}));
+    assert!(c.decode_key(RowRef::Key(0), &fine).is_ok());
+}

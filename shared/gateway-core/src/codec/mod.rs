@@ -22,6 +22,9 @@ pub(crate) struct ColumnSpec {
     pub(crate) name: String,
     pub(crate) data_type: DataType,
     pub(crate) nullable: bool,
+    /// A partition column: its values become ZooKeeper path elements inside Fluss, so they
+    /// pass the partition-value rule (`crate::names`) when decoded.
+    pub(crate) partition: bool,
 }
 
 /// JSON ⇄ row conversion bound to one schema of one table.
@@ -65,6 +68,7 @@ impl RowCodec {
                 name: f.name().to_owned(),
                 data_type: f.data_type().clone(),
                 nullable: f.data_type().is_nullable(),
+                partition: partition_keys.iter().any(|k| k == f.name()),
             })
             .collect();
         let by_name: HashMap<String, usize> = columns

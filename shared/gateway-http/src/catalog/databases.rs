@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
 use axum::{Extension, Json};
 use gateway_core::GatewayError;
+use gateway_core::names::check_name;
 use gateway_core::routes::{DATABASE, DATABASES};
-use gateway_core::types::check_identifier;
 use gateway_core::wire::{CreateDatabaseRequest, DatabaseResponse, DatabasesResponse};
 
 use super::pagination::{page_of, page_query};
@@ -78,7 +78,7 @@ async fn run_create(
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
     let req: CreateDatabaseRequest = json_body(headers, body)?;
-    check_identifier("database", &req.database)?;
+    check_name("database", &req.database)?;
     let session = state.session(ctx, &params.cluster).await?;
     session
         .call(
@@ -113,7 +113,7 @@ async fn run_drop(
     uri: &Uri,
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
-    check_identifier("database", &params.database)?;
+    check_name("database", &params.database)?;
     let session = state.session(ctx, &params.cluster).await?;
     // No cascade: Fluss refuses a database with tables (409 `database_not_empty`), so no
     // table of it can be in the pool's cache through us (our own table drops invalidate);

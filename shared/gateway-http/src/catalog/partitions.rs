@@ -15,15 +15,15 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
 use axum::{Extension, Json};
-use fluss::metadata::{PartitionSpec, TableInfo};
+use fluss::metadata::{PartitionSpec, TableInfo, TablePath};
 use gateway_core::GatewayError;
+use gateway_core::names::check_partition_value;
 use gateway_core::routes::{PARTITION, PARTITIONS};
 use gateway_core::wire::{
     CreatePartitionRequest, PartitionEntry, PartitionResponse, PartitionsResponse,
 };
 
 use super::pagination::{page_of, page_query};
-use super::tables::check_table_params;
 use super::{DdlState, Session, TableParams, created, encode_segment, json_body, table_location};
 use crate::checks::ensure_no_query;
 use crate::error::error_response;
@@ -75,12 +75,12 @@ async fn run_list(
     uri: &Uri,
 ) -> Result<Response, GatewayError> {
     let query = page_query(uri.query())?;
-    check_table_params(params)?;
+    let path = params.path()?;
     let session = state.session(ctx, &params.cluster).await?;
     let listed = session
         .call(
             "listing partitions",
-            session.admin.list_partition_infos(&params.path()),
+            session.admin.list_partition_infos(&path),
         )
         .await;
     let infos = match listed {
@@ -130,12 +130,12 @@ async fn run_create(
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
     let req: CreatePartitionRequest = json_body(headers, body)?;
-    check_table_params(params)?;
+    let path = params.path()?;
+    check_spec_values(&req.partition)?;
     let session = state.session(ctx, &params.cluster).await?;
-    let info = table_info(&session, params).await?;
+    let info = table_info(&session, &path, &params.database).await?;
     let values = values_of_spec(&info.partition_keys, &req.partition)?;
     let spec = fluss_spec(&info.partition_keys, &values);
-    let path = params.path();
     session
         .call(
             "creating the partition",
@@ -181,13 +181,12 @@ async fn run_drop(
     uri: &Uri,
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
-    let table = params.table();
-    check_table_params(&table)?;
+    let path = params.table().path()?;
+    check_name_values(&params.partition)?;
     let session = state.session(ctx, &params.cluster).await?;
-    let info = table_info(&session, &table).await?;
+    let info = table_info(&session, &path, &params.database).await?;
     let values = values_of_name(&info.partition_keys, &params.partition)?;
     let spec = fluss_spec(&info.partition_keys, &values);
-    let path = table.path();
     session
         .call(
             "dropping the partition",
@@ -201,17 +200,34 @@ async fn run_drop(
 }
 
 /// The table's current info, with a missing database told apart from a missing table.
-async fn table_info(session: &Session, params: &TableParams) -> Result<TableInfo, GatewayError> {
+async fn table_info(
+    session: &Session,
+    path: &TablePath,
+    database: &str,
+) -> Result<TableInfo, GatewayError> {
     match session
-        .call(
-            "reading the table",
-            session.admin.get_table_info(&params.path()),
-        )
+        .call("reading the table", session.admin.get_table_info(path))
         .await
     {
         Ok(info) => Ok(info),
-        Err(e) => Err(session.refine_not_found(&params.database, e).await),
+        Err(e) => Err(session.refine_not_found(database, e).await),
     }
+}
+
+/// 400 for a value of a partition spec that Fluss cannot store, checked before the table is
+/// read: even a metadata lookup of such a partition reaches ZooKeeper.
+fn check_spec_values(spec: &gateway_core::wire::PartitionSpec) -> Result<(), GatewayError> {
+    spec.iter()
+        .try_for_each(|(key, value)| check_partition_value(&format!("`partition.{key}`"), value))
+}
+
+/// 400 for a value of a partition name (`{partition}` path segment) Fluss cannot store.
+fn check_name_values(name: &str) -> Result<(), GatewayError> {
+    name.split(NAME_SEPARATOR)
+        .enumerate()
+        .try_for_each(|(i, value)| {
+            check_partition_value(&format!("partition name value {i}"), value)
+        })
 }
 
 /// 400 for a table without partition keys.

@@ -16,9 +16,10 @@ use fluss::metadata::{
     AddColumn, AlterConfig, AlterConfigOpType, AlterTableChanges, ColumnPositionType, JsonSerde,
 };
 use gateway_core::GatewayError;
+use gateway_core::names::check_name;
 use gateway_core::routes::{TABLE, TABLES};
 use gateway_core::types::{
-    check_identifier, parse_column_type, table_description, table_descriptor, validate_only_summary,
+    parse_column_type, table_description, table_descriptor, validate_only_summary,
 };
 use gateway_core::wire::{AlterTableRequest, CreateTableRequest, TableChange, TablesResponse};
 use std::time::Instant;
@@ -40,12 +41,6 @@ pub(super) fn routes() -> Router<DdlState> {
         )
 }
 
-/// 400 naming the field for a database or table name Fluss would refuse, before any I/O.
-pub(super) fn check_table_params(params: &TableParams) -> Result<(), GatewayError> {
-    check_identifier("database", &params.database)?;
-    check_identifier("table", &params.table)
-}
-
 async fn list_tables(
     State(state): State<DdlState>,
     Extension(ctx): Extension<RequestCtx>,
@@ -64,7 +59,7 @@ async fn run_list(
     uri: &Uri,
 ) -> Result<Response, GatewayError> {
     let query = page_query(uri.query())?;
-    check_identifier("database", &params.database)?;
+    check_name("database", &params.database)?;
     let session = state.session(ctx, &params.cluster).await?;
     let all = session
         .call(
@@ -108,7 +103,7 @@ async fn run_create(
     let started = Instant::now();
     ensure_no_query(uri)?;
     let req: CreateTableRequest = json_body(headers, body)?;
-    check_identifier("database", &params.database)?;
+    check_name("database", &params.database)?;
     let descriptor = table_descriptor(&req)?;
     let session = state.session(ctx, &params.cluster).await?;
     if req.validate_only {
@@ -171,9 +166,8 @@ async fn run_describe(
     uri: &Uri,
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
-    check_table_params(params)?;
+    let path = params.path()?;
     let session = state.session(ctx, &params.cluster).await?;
-    let path = params.path();
     let info = match session
         .call("describing the table", session.admin.get_table_info(&path))
         .await
@@ -207,10 +201,9 @@ async fn run_alter(
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
     let req: AlterTableRequest = json_body(headers, body)?;
-    check_table_params(params)?;
+    let path = params.path()?;
     let changes = alter_changes(&req)?;
     let session = state.session(ctx, &params.cluster).await?;
-    let path = params.path();
     let altered = session
         .call(
             "altering the table",
@@ -320,9 +313,8 @@ async fn run_drop(
     uri: &Uri,
 ) -> Result<Response, GatewayError> {
     ensure_no_query(uri)?;
-    check_table_params(params)?;
+    let path = params.path()?;
     let session = state.session(ctx, &params.cluster).await?;
-    let path = params.path();
     let dropped = session
         .call("dropping the table", session.admin.drop_table(&path, false))
         .await;

@@ -110,10 +110,27 @@ pub(super) fn lookup_error(e: &fluss::error::Error) -> GatewayError {
         return GatewayError::new(
             mapped,
             format!("the lookup failed in Fluss (server error code {code})"),
-        );
+        )
+        .with_detail(message.lines().next().unwrap_or_default().to_owned());
+    }
+    if let fluss::error::Error::UnexpectedError { message, .. } = e
+        && UNREACHABLE_SERVER_TEXTS.iter().any(|t| message.contains(t))
+    {
+        return GatewayError::new(
+            ErrorCode::Unavailable,
+            "the Fluss tablet server holding the key is unreachable; retry later",
+        )
+        .with_detail(message.lines().next().unwrap_or_default().to_owned());
     }
     GatewayError::from(e)
 }
+
+/// fluss-rs's lookup sender reports a tablet server it cannot reach only in text (it fails the
+/// batch "retriable" without a code): a dead or restarting server is 503, not a backend fault.
+const UNREACHABLE_SERVER_TEXTS: [&str; 2] = [
+    "Failed to get connection to server",
+    "is not found in metadata cache",
+];
 
 /// The integer after `code=` in a fluss-rs lookup error text.
 fn server_code(message: &str) -> Option<i32> {
@@ -157,5 +174,10 @@ mod tests {
         assert!(!e.message().contains("secret-host"), "{}", e.message());
         let e = lookup_error(&unexpected("Failed to re-enqueue lookup: channel closed"));
         assert_eq!(e.code(), ErrorCode::Backend);
+        let e = lookup_error(&unexpected(
+            "Failed to get connection to server 0: connection error: Connection refused",
+        ));
+        assert_eq!(e.code(), ErrorCode::Unavailable);
+        assert!(!e.message().contains("refused"), "{}", e.message());
     }
 }

@@ -18,6 +18,8 @@ pub const LOOKUP_MAX_KEY_BYTES_KEY: &str = "gateway.rest.lookup.max-key-bytes";
 /// `gateway.rest.lookup.max-concurrent-requests`: lookup requests (both routes) in flight per
 /// container.
 pub const LOOKUP_MAX_CONCURRENT_KEY: &str = "gateway.rest.lookup.max-concurrent-requests";
+/// `gateway.rest.lookup.max-response-bytes`: JSON bytes of one answer of either lookup route.
+pub const LOOKUP_MAX_RESPONSE_BYTES_KEY: &str = "gateway.rest.lookup.max-response-bytes";
 /// `gateway.rest.prefix-lookup.max-prefixes` (upstream key): prefixes per request.
 pub const PREFIX_MAX_PREFIXES_KEY: &str = "gateway.rest.prefix-lookup.max-prefixes";
 /// `gateway.rest.prefix-lookup.max-rows-per-prefix` (upstream key): rows returned per prefix.
@@ -29,6 +31,10 @@ pub const DEFAULT_LOOKUP_MAX_KEYS: usize = 128;
 pub const DEFAULT_LOOKUP_MAX_KEY_BYTES: usize = 1024 * 1024;
 /// Default concurrent lookup requests, as for writes.
 pub const DEFAULT_LOOKUP_MAX_CONCURRENT: usize = 64;
+/// Default answer size: 4 MiB. A synchronous Lambda response may carry 6 MB, and API Gateway's
+/// envelope holds the body as an escaped JSON string (every `"` becomes `\"`), so a third is
+/// left for the envelope and the escaping; an answer over the Lambda limit never arrives at all.
+pub const DEFAULT_LOOKUP_MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 /// Default prefixes per request.
 pub const DEFAULT_PREFIX_MAX_PREFIXES: usize = 16;
 /// Default rows per prefix.
@@ -45,6 +51,9 @@ pub struct LookupLimits {
     pub max_key_bytes: usize,
     /// Lookup requests in flight beyond this → 429 `resource_exhausted`.
     pub max_concurrent: usize,
+    /// An answer larger than this as JSON → 413 `limit_exceeded` (instead of a response the
+    /// Lambda runtime cannot deliver).
+    pub max_response_bytes: usize,
     /// More prefixes → 413 `limit_exceeded`.
     pub max_prefixes: usize,
     /// Rows returned per prefix at most (and the default of the request's
@@ -58,6 +67,7 @@ impl Default for LookupLimits {
             max_keys: DEFAULT_LOOKUP_MAX_KEYS,
             max_key_bytes: DEFAULT_LOOKUP_MAX_KEY_BYTES,
             max_concurrent: DEFAULT_LOOKUP_MAX_CONCURRENT,
+            max_response_bytes: DEFAULT_LOOKUP_MAX_RESPONSE_BYTES,
             max_prefixes: DEFAULT_PREFIX_MAX_PREFIXES,
             max_rows_per_prefix: DEFAULT_PREFIX_MAX_ROWS,
         }
@@ -86,6 +96,11 @@ impl LookupLimits {
                     key: LOOKUP_MAX_CONCURRENT_KEY,
                     slot: &mut l.max_concurrent,
                     unit: Unit::Count,
+                },
+                Setting {
+                    key: LOOKUP_MAX_RESPONSE_BYTES_KEY,
+                    slot: &mut l.max_response_bytes,
+                    unit: Unit::Bytes,
                 },
                 Setting {
                     key: PREFIX_MAX_PREFIXES_KEY,
@@ -148,6 +163,31 @@ impl LookupLimits {
     }
 }
 
+impl LookupLimits {
+    /// 413 `limit_exceeded` when the results of an answer would take more than
+    /// `max_response_bytes` as JSON. Counted result by result without building the text, and
+    /// stopped at the first result past the limit, so an oversize answer is never serialised
+    /// whole.
+    pub(crate) fn ensure_response_fits<T: serde::Serialize>(
+        &self,
+        results: &[T],
+    ) -> Result<(), GatewayError> {
+        let mut counter = ByteCounter(0);
+        for result in results {
+            // Writing to a counter cannot fail; a failure would only under-count this result.
+            let _ = serde_json::to_writer(&mut counter, result);
+            if counter.0 > self.max_response_bytes {
+                return Err(GatewayError::limit(format!(
+                    "the answer would take more than {} bytes as JSON \
+                     (`{LOOKUP_MAX_RESPONSE_BYTES_KEY}`); ask for fewer keys or rows per request",
+                    self.max_response_bytes
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The size of `keys` as compact JSON (what a caller sent, give or take whitespace), counted
 /// without building the text.
 pub(crate) fn key_bytes(keys: &[Row]) -> usize {
@@ -199,6 +239,7 @@ mod tests {
             ("FLUSS_GATEWAY__REST__LOOKUP__MAX_KEYS", "5"),
             ("gateway.rest.lookup.max-key-bytes", "2kb"),
             ("FLUSS_GATEWAY__REST__LOOKUP__MAX_CONCURRENT_REQUESTS", "3"),
+            ("gateway.rest.lookup.max-response-bytes", "1mb"),
             ("FLUSS_GATEWAY__REST__PREFIX_LOOKUP__MAX_PREFIXES", "4"),
             ("gateway.rest.prefix-lookup.max-rows-per-prefix", "7"),
         ]))
@@ -209,6 +250,7 @@ mod tests {
                 max_keys: 5,
                 max_key_bytes: 2048,
                 max_concurrent: 3,
+                max_response_bytes: 1024 * 1024,
                 max_prefixes: 4,
                 max_rows_per_prefix: 7,
             }
@@ -271,6 +313,25 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::LimitExceeded);
         assert!(e.message().contains("at most 20"), "{}", e.message());
         assert!(l.ensure_keys(&three[..2], "keys", 2).is_ok());
+    }
+
+    #[test]
+    fn an_answer_over_the_response_limit_is_413_naming_the_key() {
+        let l = LookupLimits {
+            max_response_bytes: 100,
+            ..LookupLimits::default()
+        };
+        let small = vec![json!({"row": "x".repeat(40)})];
+        assert!(l.ensure_response_fits(&small).is_ok());
+        let big = vec![json!({"row": "x".repeat(40)}); 3];
+        let e = l.ensure_response_fits(&big).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::LimitExceeded);
+        assert!(
+            e.message().contains(LOOKUP_MAX_RESPONSE_BYTES_KEY),
+            "{}",
+            e.message()
+        );
+        const { assert!(DEFAULT_LOOKUP_MAX_RESPONSE_BYTES < 6_000_000 * 3 / 4) };
     }
 
     #[test]

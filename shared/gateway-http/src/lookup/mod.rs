@@ -23,6 +23,7 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Extension, Json, Router};
+use fluss::metadata::TablePath;
 use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PooledConnection, TableHandle};
 use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP};
 use gateway_core::wire::{
@@ -110,20 +111,28 @@ async fn run_lookup(
 ) -> Result<Response, GatewayError> {
     let started = Instant::now();
     ensure_json_post(uri, headers)?;
+    let path = params.path()?;
     let req: LookupRequest = parse_body(&body.map_err(body_error)?, "lookup")?;
     let limits = state.limits;
     limits.ensure_keys(&req.keys, "keys", limits.max_keys)?;
     let _permit = enter_gate(&state.gate, "lookup")?;
     let wanted = &req.keys;
-    let results = on_table(state, ctx, params, |conn, handle, deadline| async move {
-        keys::lookup_keys(&conn, &handle, wanted, &deadline).await
-    })
+    let results = on_table(
+        state,
+        ctx,
+        params,
+        &path,
+        |conn, handle, deadline| async move {
+            keys::lookup_keys(&conn, &handle, wanted, &deadline).await
+        },
+    )
     .await?;
+    limits.ensure_response_fits(&results)?;
     // One line per request, never per key; no key or row values.
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
-        table = %params.path(),
+        table = %path,
         keys = results.len(),
         found = results.iter().filter(|r| r.found).count(),
         elapsed_ms = elapsed_ms(started),
@@ -142,28 +151,36 @@ async fn run_prefix_lookup(
 ) -> Result<Response, GatewayError> {
     let started = Instant::now();
     ensure_json_post(uri, headers)?;
+    let path = params.path()?;
     let req: PrefixLookupRequest = parse_body(&body.map_err(body_error)?, "prefix lookup")?;
     let limits = state.limits;
     limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;
     let max_rows = limits.rows_per_prefix(req.max_rows_per_prefix)?;
     let _permit = enter_gate(&state.gate, "lookup")?;
     let req = &req;
-    let results = on_table(state, ctx, params, |conn, handle, deadline| async move {
-        prefix::lookup_prefixes(
-            &conn,
-            &handle,
-            &req.prefix_columns,
-            &req.prefixes,
-            max_rows,
-            &deadline,
-        )
-        .await
-    })
+    let results = on_table(
+        state,
+        ctx,
+        params,
+        &path,
+        |conn, handle, deadline| async move {
+            prefix::lookup_prefixes(
+                &conn,
+                &handle,
+                &req.prefix_columns,
+                &req.prefixes,
+                max_rows,
+                &deadline,
+            )
+            .await
+        },
+    )
     .await?;
+    limits.ensure_response_fits(&results)?;
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
-        table = %params.path(),
+        table = %path,
         prefixes = results.len(),
         rows = results.iter().map(|r| r.rows.len()).sum::<usize>(),
         truncated = results.iter().filter(|r| r.truncated).count(),
@@ -184,6 +201,7 @@ async fn on_table<T, F, Fut>(
     state: &LookupState,
     ctx: &RequestCtx,
     params: &TableParams,
+    path: &TablePath,
     op: F,
 ) -> Result<T, GatewayError>
 where
@@ -192,13 +210,12 @@ where
 {
     state.pool.cluster(&params.cluster)?;
     let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
-    let path = params.path();
     let outcome = state
         .pool
         .with_table(
             &params.cluster,
             &Identity::Service,
-            &path,
+            path,
             &deadline,
             |conn, handle| op(conn, handle, deadline),
         )

@@ -92,6 +92,7 @@ async fn run_write(
 ) -> Result<Response, GatewayError> {
     let started = Instant::now();
     ensure_json_post(uri, headers)?;
+    let path = params.path()?;
     let body = body.map_err(body_error)?;
     let req = WriteRequest::from_json_slice(&body)?;
     ensure_row_limit(&req, state.limits.max_rows)?;
@@ -99,7 +100,6 @@ async fn run_write(
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster)?;
     let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
-    let path = params.path();
     let outcomes = write_to_table(state, params, &path, &req, &deadline).await?;
     let response = WriteResponse::from_outcomes(outcomes);
     // One line per request, never per row; no row values.
