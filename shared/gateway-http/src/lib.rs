@@ -57,4 +57,4 @@ pub use serve::{
     LISTEN_ENV, ServeError, config_problems, init_tracing, new_pool, run, run_function, serve,
     serve_on,
 };
-pub use standalone::gateway_router;
+pub use standalone::{Family, family_router, gateway_router};

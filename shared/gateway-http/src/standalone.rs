@@ -12,44 +12,87 @@ use crate::{
     lookup_routes, new_pool, write_routes,
 };
 
+/// A route family: the unit a function serves. A function's `main` names its families; the
+/// standalone server and the single-function deploy serve [`Family::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Clusters, databases, tables, partitions, `/health`, `/ready`, `/v1/openapi.json`.
+    Catalog,
+    /// `POST …/records`.
+    Write,
+    /// `POST …/records/lookup` and `…/records/prefix-lookup`.
+    Lookup,
+    /// `GET` / `PATCH /v1/clusters/{cluster}/configs`.
+    ClusterConfig,
+}
+
+impl Family {
+    /// Every family, as `fluss-gateway` serves them.
+    pub const ALL: [Family; 4] = [
+        Family::Catalog,
+        Family::Write,
+        Family::Lookup,
+        Family::ClusterConfig,
+    ];
+}
+
 /// The catalog, write, lookup and config routes together, from one configuration map, over
 /// ONE pool: a request of any family reuses the warm connection another family opened.
 /// Every configuration problem of every family is reported at once (for [`crate::run_function`]).
 pub fn gateway_router(env: &BTreeMap<String, String>) -> Result<Router, String> {
-    let pool = PoolConfig::from_map(env);
-    let deadlines = DeadlinePolicy::from_map(env);
-    let ddl = DdlOptions::from_map(env);
-    let write = WriteLimits::from_map(env);
-    let lookup = LookupLimits::from_map(env);
-    let config = ConfigOptions::from_map(env);
-    match (pool, deadlines, ddl, write, lookup, config) {
-        (Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config)) => {
-            let pool = new_pool(pool);
-            // Each family keeps its own body limit on its routes; this one covers the rest.
-            let max_bytes = DEFAULT_MAX_REQUEST_BYTES.max(write.max_request_bytes);
-            let routes = ddl_routes(DdlState::new(pool.clone(), deadlines, ddl))
-                .merge(write_routes(WriteState::new(
-                    pool.clone(),
-                    deadlines,
-                    write,
-                )))
-                .merge(lookup_routes(LookupState::new(
-                    pool.clone(),
-                    deadlines,
-                    lookup,
-                )))
-                .merge(config_routes(ConfigState::new(pool, deadlines, config)));
-            Ok(build_router(routes, max_bytes))
-        }
-        (p, d, o, w, l, c) => Err(config_problems([
+    family_router(env, &Family::ALL)
+}
+
+/// The routes of `families` over one pool, from one configuration map. Every family's settings
+/// are read and checked whichever families are served, so one environment fits every function
+/// and a typo fails every function's start-up the same way; every problem is reported at once.
+pub fn family_router(
+    env: &BTreeMap<String, String>,
+    families: &[Family],
+) -> Result<Router, String> {
+    let settings = (
+        PoolConfig::from_map(env),
+        DeadlinePolicy::from_map(env),
+        DdlOptions::from_map(env),
+        WriteLimits::from_map(env),
+        LookupLimits::from_map(env),
+        ConfigOptions::from_map(env),
+    );
+    let (Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config)) = settings else {
+        let (p, d, o, w, l, c) = settings;
+        return Err(config_problems([
             p.err(),
             d.err(),
             o.err(),
             w.err(),
             l.err(),
             c.err(),
-        ])),
+        ]));
+    };
+    let pool = new_pool(pool);
+    let mut routes = Router::new();
+    for family in families {
+        routes = routes.merge(match family {
+            Family::Catalog => ddl_routes(DdlState::new(pool.clone(), deadlines, ddl)),
+            Family::Write => write_routes(WriteState::new(pool.clone(), deadlines, write)),
+            Family::Lookup => lookup_routes(LookupState::new(pool.clone(), deadlines, lookup)),
+            Family::ClusterConfig => {
+                if !config.enabled {
+                    tracing::warn!(
+                        "cluster config routes are disabled (gateway.rest.config.enabled=false)"
+                    );
+                }
+                config_routes(ConfigState::new(pool.clone(), deadlines, config))
+            }
+        });
     }
+    // The write family keeps its own body limit on its route; this one covers the rest.
+    let max_bytes = if families.contains(&Family::Write) {
+        DEFAULT_MAX_REQUEST_BYTES.max(write.max_request_bytes)
+    } else {
+        DEFAULT_MAX_REQUEST_BYTES
+    };
+    Ok(build_router(routes, max_bytes))
 }
 
 #[cfg(test)]

@@ -1,12 +1,10 @@
 //! What the routes on one table share: the path parameters (catalog, writes, lookups) and, for
-//! the record routes, the cheap request checks, body-read errors, and telling a missing
-//! database from a missing table. It owns no route.
+//! the record routes, the cheap request checks and body-read errors. It owns no route.
 
 use axum::http::{HeaderMap, Uri};
 use fluss::metadata::TablePath;
-use fluss_pool::{Deadline, Identity, Pool};
+use gateway_core::GatewayError;
 use gateway_core::names::check_name;
-use gateway_core::{ErrorCode, GatewayError};
 
 pub(crate) use crate::checks::body_error;
 use crate::checks::{ensure_accepts_json, ensure_json_content_type, ensure_no_query};
@@ -35,40 +33,4 @@ pub(crate) fn ensure_json_post(uri: &Uri, headers: &HeaderMap) -> Result<(), Gat
     ensure_no_query(uri)?;
     ensure_json_content_type(headers)?;
     ensure_accepts_json(headers)
-}
-
-/// A missing table may be a missing database: say which (404 `database_not_found`), as the
-/// Fluss Gateway does. Any failure of the extra check keeps the original error.
-pub(crate) async fn refine_not_found(
-    pool: &Pool,
-    params: &TableParams,
-    deadline: &Deadline,
-    not_found: GatewayError,
-) -> GatewayError {
-    if not_found.code() != ErrorCode::TableNotFound {
-        return not_found;
-    }
-    let Ok(conn) = pool
-        .connection(&params.cluster, &Identity::Service, deadline)
-        .await
-    else {
-        return not_found;
-    };
-    let Ok(admin) = conn.admin() else {
-        return not_found;
-    };
-    match conn
-        .call(
-            deadline,
-            "checking the database",
-            admin.database_exists(&params.database),
-        )
-        .await
-    {
-        Ok(false) => GatewayError::new(
-            ErrorCode::DatabaseNotFound,
-            format!("database `{}` does not exist", params.database),
-        ),
-        _ => not_found,
-    }
 }

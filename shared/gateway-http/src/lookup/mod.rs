@@ -3,15 +3,11 @@
 //! path; shapes from its FIP-49 design).
 //!
 //! The handlers run the cheap checks first (query string, content type, `Accept`, body shape,
-//! key count and bytes, concurrency gate, cluster), then hand the request to [`keys`] or
-//! [`prefix`] through `Pool::with_table`, which retries once on a refreshed table when the
-//! cached one turns out to have been dropped and recreated. A missing key is `found: false`,
-//! never a 404; a log table is 501 `unsupported`; the deadline answers 504 `timeout`.
+//! key count and bytes, concurrency gate), then call the lookup operations of
+//! [`fluss_ops::lookup`]. A missing key is `found: false`, never a 404; a log table is 501
+//! `unsupported`; the deadline answers 504 `timeout`; an answer over the response limit is 413.
 
-mod fanout;
-mod keys;
 pub mod limits;
-mod prefix;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,20 +19,20 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Extension, Json, Router};
-use fluss::metadata::TablePath;
-use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PooledConnection, TableHandle};
+use fluss_ops::Call;
+use fluss_pool::{DeadlinePolicy, Pool};
+use gateway_core::GatewayError;
 use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP};
 use gateway_core::wire::{
     LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse,
 };
-use gateway_core::{ErrorCode, GatewayError};
 use serde::de::DeserializeOwned;
 use tokio::sync::Semaphore;
 
 use crate::error::error_response;
 use crate::middleware::{RequestCtx, elapsed_ms};
 use crate::route_limits::enter_gate;
-use crate::table_route::{TableParams, body_error, ensure_json_post, refine_not_found};
+use crate::table_route::{TableParams, body_error, ensure_json_post};
 pub use limits::LookupLimits;
 
 /// Everything the lookup routes share across requests; built once per container.
@@ -116,17 +112,10 @@ async fn run_lookup(
     let limits = state.limits;
     limits.ensure_keys(&req.keys, "keys", limits.max_keys)?;
     let _permit = enter_gate(&state.gate, "lookup")?;
-    let wanted = &req.keys;
-    let results = on_table(
-        state,
-        ctx,
-        params,
-        &path,
-        |conn, handle, deadline| async move {
-            keys::lookup_keys(&conn, &handle, wanted, &deadline).await
-        },
-    )
-    .await?;
+    let call = call_of(state, ctx);
+    let results =
+        fluss_ops::lookup::lookup_keys(&state.pool, &call, &params.cluster, &path, &req.keys)
+            .await?;
     limits.ensure_response_fits(&results)?;
     // One line per request, never per key; no key or row values.
     tracing::info!(
@@ -157,23 +146,15 @@ async fn run_prefix_lookup(
     limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;
     let max_rows = limits.rows_per_prefix(req.max_rows_per_prefix)?;
     let _permit = enter_gate(&state.gate, "lookup")?;
-    let req = &req;
-    let results = on_table(
-        state,
-        ctx,
-        params,
+    let call = call_of(state, ctx);
+    let results = fluss_ops::lookup::lookup_prefixes(
+        &state.pool,
+        &call,
+        &params.cluster,
         &path,
-        |conn, handle, deadline| async move {
-            prefix::lookup_prefixes(
-                &conn,
-                &handle,
-                &req.prefix_columns,
-                &req.prefixes,
-                max_rows,
-                &deadline,
-            )
-            .await
-        },
+        &req.prefix_columns,
+        &req.prefixes,
+        max_rows,
     )
     .await?;
     limits.ensure_response_fits(&results)?;
@@ -188,42 +169,18 @@ async fn run_prefix_lookup(
         "prefix lookup"
     );
     let response = PrefixLookupResponse {
-        max_rows_per_prefix: input_index(max_rows),
+        max_rows_per_prefix: fluss_ops::lookup::input_index(max_rows),
         results,
     };
     Ok((StatusCode::OK, Json(response)).into_response())
 }
 
-/// Runs `op` on the table of `params` under the request's deadline: 404 for an unknown cluster
-/// before any I/O, one retry on a refreshed handle when the cached table proved stale, and a
-/// missing table told apart from a missing database.
-async fn on_table<T, F, Fut>(
-    state: &LookupState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    path: &TablePath,
-    op: F,
-) -> Result<T, GatewayError>
-where
-    F: Fn(Arc<PooledConnection>, Arc<TableHandle>, Deadline) -> Fut,
-    Fut: Future<Output = Result<T, GatewayError>>,
-{
-    state.pool.cluster(&params.cluster)?;
-    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
-    let outcome = state
-        .pool
-        .with_table(
-            &params.cluster,
-            &Identity::Service,
-            path,
-            &deadline,
-            |conn, handle| op(conn, handle, deadline),
-        )
-        .await;
-    match outcome {
-        Err(e) => Err(refine_not_found(&state.pool, params, &deadline, e).await),
-        ok => ok,
-    }
+/// The call context of a lookup request (anonymous, the service identity, the request deadline).
+fn call_of(state: &LookupState, ctx: &RequestCtx) -> Call {
+    Call::service(
+        ctx.request_id.clone(),
+        state.deadlines.deadline(ctx.lambda_deadline_ms),
+    )
 }
 
 /// Parses a lookup body; unknown fields and wrong shapes are 400 naming the problem.
@@ -233,26 +190,6 @@ fn parse_body<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, Gateway
             "the request body is not a valid {what} request: {e}"
         ))
     })
-}
-
-/// 501 `unsupported` for a log table: it has no key to look up by.
-fn ensure_primary_key_table(handle: &TableHandle) -> Result<(), GatewayError> {
-    if handle.codec().has_primary_key() {
-        Ok(())
-    } else {
-        Err(GatewayError::new(
-            ErrorCode::Unsupported,
-            format!(
-                "table `{}` is a log table; lookups need a primary-key table",
-                handle.path()
-            ),
-        ))
-    }
-}
-
-/// A position or count as the wire's `u32` (the limits keep them far below its range).
-fn input_index(i: usize) -> u32 {
-    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

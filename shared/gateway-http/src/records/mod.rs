@@ -2,11 +2,9 @@
 //! per-entry outcomes, wire-compatible with the Fluss Gateway 1.0.
 //!
 //! The handler runs the cheap checks first (query string, content type, `Accept`, body size,
-//! body shape, row count, concurrency gate), then hands the batch to [`batch::write_batch`]
-//! through `Pool::with_table`, which retries once on a refreshed table when the cached one
-//! turns out to have been dropped and recreated.
+//! body shape, row count, concurrency gate), then hands the batch to the write operation
+//! ([`fluss_ops::write::write`]), which event ingestion calls too.
 
-mod batch;
 pub mod limits;
 
 use std::sync::Arc;
@@ -20,8 +18,8 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Extension, Json};
-use fluss::metadata::TablePath;
-use fluss_pool::{DeadlinePolicy, Identity, Pool};
+use fluss_ops::Call;
+use fluss_pool::{DeadlinePolicy, Pool};
 use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
 use gateway_core::wire::{WriteRequest, WriteResponse};
@@ -30,7 +28,7 @@ use tokio::sync::Semaphore;
 use crate::error::error_response;
 use crate::middleware::{RequestCtx, elapsed_ms};
 use crate::route_limits::enter_gate;
-use crate::table_route::{TableParams, body_error, ensure_json_post, refine_not_found};
+use crate::table_route::{TableParams, body_error, ensure_json_post};
 pub use limits::WriteLimits;
 
 /// Everything the write route shares across requests; built once per container.
@@ -99,8 +97,12 @@ async fn run_write(
     let _permit = enter_gate(&state.gate, "write")?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster)?;
-    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
-    let outcomes = write_to_table(state, params, &path, &req, &deadline).await?;
+    let call = Call::service(
+        ctx.request_id.clone(),
+        state.deadlines.deadline(ctx.lambda_deadline_ms),
+    );
+    let outcomes =
+        fluss_ops::write::write(&state.pool, &call, &params.cluster, &path, &req).await?;
     let response = WriteResponse::from_outcomes(outcomes);
     // One line per request, never per row; no row values.
     tracing::info!(
@@ -114,31 +116,6 @@ async fn run_write(
         "write"
     );
     Ok((StatusCode::OK, Json(response)).into_response())
-}
-
-/// Runs the batch on the cached table, retried once on a refreshed handle when the cached one
-/// proved stale (dropped and recreated); a missing table is told apart from a missing database.
-async fn write_to_table(
-    state: &WriteState,
-    params: &TableParams,
-    path: &TablePath,
-    req: &WriteRequest,
-    deadline: &fluss_pool::Deadline,
-) -> Result<Vec<batch::Outcome>, GatewayError> {
-    let outcomes = state
-        .pool
-        .with_table(
-            &params.cluster,
-            &Identity::Service,
-            path,
-            deadline,
-            |conn, handle| async move { batch::write_batch(&conn, &handle, req, deadline).await },
-        )
-        .await;
-    match outcomes {
-        Err(e) => Err(refine_not_found(&state.pool, params, deadline, e).await),
-        ok => ok,
-    }
 }
 
 /// 413 `limit_exceeded` for more than `max_rows` entries.

@@ -13,7 +13,7 @@ use super::fanout::all_in_flight;
 
 /// Looks up `keys` on `handle`; `Err` fails the whole request (nothing is partial). A key of a
 /// partition that does not exist is simply not found.
-pub(super) async fn lookup_keys(
+pub(crate) async fn lookup_keys(
     conn: &PooledConnection,
     handle: &Arc<TableHandle>,
     keys: &[Row],

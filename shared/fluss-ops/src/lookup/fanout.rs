@@ -17,7 +17,7 @@ use tokio::task::JoinSet;
 
 /// Why one lookup failed: in fluss-rs (feeds the connection's health) or in the gateway
 /// (decoding the answer).
-pub(super) enum Failure {
+pub(crate) enum Failure {
     /// The lookup call itself failed.
     Fluss(fluss::error::Error),
     /// The answer could not be turned into JSON.
@@ -39,7 +39,7 @@ impl From<GatewayError> for Failure {
 /// Runs `op` on every input concurrently (one task each) and returns the outputs in input
 /// order. The first failure fails the request (the other tasks are aborted); so does the
 /// deadline, with `timeout`. The connection's health learns the outcome once per request.
-pub(super) async fn all_in_flight<I, T, F, Fut>(
+pub(crate) async fn all_in_flight<I, T, F, Fut>(
     conn: &PooledConnection,
     deadline: &Deadline,
     inputs: Vec<I>,
@@ -97,7 +97,7 @@ where
 /// `UnexpectedError` with the server's code only inside its text (`…code=7, message=…`), so
 /// the code is read back from there; anything else maps as other fluss-rs errors do. The
 /// server's message is not passed on: it names internal buckets and servers.
-pub(super) fn lookup_error(e: &fluss::error::Error) -> GatewayError {
+pub(crate) fn lookup_error(e: &fluss::error::Error) -> GatewayError {
     if let fluss::error::Error::UnexpectedError { message, .. } = e
         && let Some(code) = server_code(message)
     {

@@ -1,5 +1,6 @@
-//! One write batch against one cached table: decode every row first, submit them to the cached
-//! writers, await every ack until the deadline, and report each entry's outcome truthfully.
+//! Writes a batch to one table: decode every row first, submit them to the cached writers,
+//! await every ack until the deadline, and report each entry's outcome truthfully. The HTTP
+//! write route and event ingestion both call [`write`].
 //!
 //! Truthfulness rules: an acked row is a success; a row never submitted fails with the reason it
 //! was not (nothing was written); a submitted row without an ack by the deadline is `timeout`
@@ -9,11 +10,15 @@ use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use fluss::client::{AppendWriter, UpsertWriter, WriteResultFuture};
+use fluss::metadata::TablePath;
 use fluss::row::{Datum, GenericRow};
-use fluss_pool::{Deadline, PooledConnection, TableHandle};
+use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
 use gateway_core::codec::{PartialTarget, RowCodec, RowRef};
 use gateway_core::wire::{WriteOp, WriteRequest};
 use gateway_core::{ErrorCode, GatewayError};
+
+use crate::call::Call;
+use crate::table::on_table;
 
 /// One entry's outcome, in input order.
 pub type Outcome = (String, Result<(), GatewayError>);
@@ -187,11 +192,29 @@ impl Writers {
     }
 }
 
+/// Writes `req` to `path` of `cluster` for `call`, one outcome per entry in input order.
+/// `Err` means nothing was written: an unknown cluster, table or database (404), an invalid
+/// entry (400 naming it and its column), a missing partition (404), a writer or the first row
+/// refused, the deadline before the first row was sent. A cached table found recreated is
+/// reloaded and the batch run once more (only when nothing was applied).
+pub async fn write(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    req: &WriteRequest,
+) -> Result<Vec<Outcome>, GatewayError> {
+    on_table(pool, call, cluster, path, |conn, handle| async move {
+        write_batch(&conn, &handle, req, &call.deadline).await
+    })
+    .await
+}
+
 /// Runs one batch on `handle`. `Err` means nothing was written and the whole request fails
 /// with it: a decode error (400), a writer that could not be made, the first row refused at
 /// submission, or every row failing with `table_not_found` (which lets
 /// `Pool::with_table` retry once on a refreshed table).
-pub async fn write_batch(
+async fn write_batch(
     conn: &PooledConnection,
     handle: &TableHandle,
     req: &WriteRequest,

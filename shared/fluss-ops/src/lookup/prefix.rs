@@ -18,22 +18,22 @@ use super::fanout::all_in_flight;
 
 /// The key layout of a table, as prefix lookups need it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct KeyLayout<'a> {
+pub(crate) struct KeyLayout<'a> {
     /// `database.table`, for messages.
-    pub(super) table: &'a str,
+    pub(crate) table: &'a str,
     /// Primary-key columns (partition columns included).
-    pub(super) primary_key: &'a [String],
+    pub(crate) primary_key: &'a [String],
     /// Bucket-key columns.
-    pub(super) bucket_key: &'a [String],
+    pub(crate) bucket_key: &'a [String],
     /// Partition columns.
-    pub(super) partition_keys: &'a [String],
+    pub(crate) partition_keys: &'a [String],
 }
 
 /// Checks `columns` (the request's `prefix_columns`) against `layout`: 400 when the table
 /// cannot serve prefix lookups, or when `columns` is not its partition columns plus its bucket
 /// key (bucket-key columns in key order; no repeats, nothing else). The message names the
 /// columns expected.
-pub(super) fn check_prefix_columns(
+pub(crate) fn check_prefix_columns(
     layout: &KeyLayout<'_>,
     columns: &[String],
 ) -> Result<(), GatewayError> {
@@ -98,7 +98,7 @@ fn list<'a>(names: impl Iterator<Item = &'a String>) -> String {
 
 /// Runs the prefix lookups of a request on `handle`: at most `max_rows` rows per prefix, with
 /// `truncated` set when more matched. `Err` fails the whole request.
-pub(super) async fn lookup_prefixes(
+pub(crate) async fn lookup_prefixes(
     conn: &PooledConnection,
     handle: &Arc<TableHandle>,
     columns: &[String],

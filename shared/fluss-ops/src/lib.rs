@@ -1,0 +1,19 @@
+//! The operations the Fluss Lambda Gateway performs on Fluss, below every entry point: write a
+//! batch with per-row outcomes, point and prefix lookups. Each takes a [`Call`] (who is calling,
+//! as which Fluss identity, until when) and returns `Result<_, GatewayError>`.
+//!
+//! No HTTP and no Lambda event types here: the HTTP handlers of `gateway-http` and the event
+//! handlers of an ingest function call the same operations, so a row written from an SQS record
+//! follows exactly the path of a row written over HTTPS (decode first, truthful outcomes,
+//! deadlines, one retry on a recreated table).
+//!
+//! Refuses: request parsing, admission (concurrency gates), response rendering and sizes, which
+//! belong to the entry points.
+#![warn(missing_docs)]
+
+pub mod call;
+pub mod lookup;
+mod table;
+pub mod write;
+
+pub use call::{Call, Principal};

@@ -1,0 +1,69 @@
+//! Point and prefix lookups on a primary-key table, served directly by the Fluss client: every
+//! key (or prefix) of a call is decoded first, then all are in flight at once, answered in
+//! input order. A missing key is `found: false`; a log table is 501 `unsupported`; the deadline
+//! answers 504 `timeout`.
+
+mod fanout;
+mod point;
+mod prefix;
+
+use fluss::metadata::TablePath;
+use fluss_pool::{Pool, TableHandle};
+use gateway_core::wire::{LookupResult, PrefixLookupResult, Row};
+use gateway_core::{ErrorCode, GatewayError};
+
+use crate::call::Call;
+use crate::table::on_table;
+
+/// Looks up `keys` (each exactly the primary-key columns) in `path` of `cluster`; one result per
+/// key, in input order. `Err` fails the whole call: a bad key (400 naming its index and column),
+/// a log table (501), the deadline (504).
+pub async fn lookup_keys(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    keys: &[Row],
+) -> Result<Vec<LookupResult>, GatewayError> {
+    on_table(pool, call, cluster, path, |conn, handle| async move {
+        point::lookup_keys(&conn, &handle, keys, &call.deadline).await
+    })
+    .await
+}
+
+/// Runs prefix lookups on `path` of `cluster`: `columns` must be the table's partition columns
+/// plus its bucket key; at most `max_rows` rows per prefix, `truncated` set when more matched.
+pub async fn lookup_prefixes(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    columns: &[String],
+    prefixes: &[Row],
+    max_rows: usize,
+) -> Result<Vec<PrefixLookupResult>, GatewayError> {
+    on_table(pool, call, cluster, path, |conn, handle| async move {
+        prefix::lookup_prefixes(&conn, &handle, columns, prefixes, max_rows, &call.deadline).await
+    })
+    .await
+}
+
+/// 501 `unsupported` for a log table: it has no key to look up by.
+fn ensure_primary_key_table(handle: &TableHandle) -> Result<(), GatewayError> {
+    if handle.codec().has_primary_key() {
+        Ok(())
+    } else {
+        Err(GatewayError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "table `{}` is a log table; lookups need a primary-key table",
+                handle.path()
+            ),
+        ))
+    }
+}
+
+/// A position or count as the wire's `u32` (the limits keep them far below its range).
+pub fn input_index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
