@@ -69,8 +69,9 @@ fn app(env: &BTreeMap<String, String>) -> Router {
     let deadlines = DeadlinePolicy::from_map(env).expect("deadline configuration");
     let options = ConfigOptions::from_map(env).expect("config-route configuration");
     build_router(
-        config_routes(ConfigState::new(pool, deadlines, options)),
+        config_routes(ConfigState::new(pool, options)),
         gateway_http::DEFAULT_MAX_REQUEST_BYTES,
+        deadlines,
     )
 }
 

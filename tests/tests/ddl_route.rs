@@ -543,8 +543,8 @@ async fn a_catalog_call_past_its_deadline_answers_504_instead_of_hanging() {
             request_timeout: timeout,
             ..DeadlinePolicy::default()
         };
-        let state = DdlState::new(pool.clone(), deadlines, DdlOptions::default());
-        build_router(ddl_routes(state), DEFAULT_MAX_REQUEST_BYTES)
+        let state = DdlState::new(pool.clone(), DdlOptions::default());
+        build_router(ddl_routes(state), DEFAULT_MAX_REQUEST_BYTES, deadlines)
     };
     let list = || {
         Request::get(format!("{BASE}/databases"))

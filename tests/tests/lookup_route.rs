@@ -352,10 +352,11 @@ async fn a_lookup_past_its_deadline_answers_504_instead_of_hanging() {
             request_timeout: timeout,
             ..DeadlinePolicy::default()
         };
-        let state = LookupState::new(pool.clone(), deadlines, LookupLimits::default());
+        let state = LookupState::new(pool.clone(), LookupLimits::default());
         build_router(
             lookup_routes(state),
             gateway_http::DEFAULT_MAX_REQUEST_BYTES,
+            deadlines,
         )
     };
     let keys: Vec<Value> = (0..100).map(all_types_key).collect();

@@ -12,26 +12,22 @@
 
 use std::collections::BTreeMap;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use fluss::metadata::{AlterConfig, AlterConfigOpType, DescribeConfig};
+use fluss_pool::Pool;
 use fluss_pool::config::env_var_name;
-use fluss_pool::{DeadlinePolicy, Identity, Pool};
 use gateway_core::routes::CLUSTER_CONFIGS;
 use gateway_core::wire::{
     AlterClusterConfigsRequest, ClusterConfigChange, ClusterConfigEntry, ClusterConfigsResponse,
 };
 use gateway_core::{ErrorCode, GatewayError};
 
-use crate::checks::{
-    body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query, percent_decode,
-};
-use crate::error::error_response;
+use crate::checks::{ensure_json_content_type, percent_decode};
+use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
 /// `gateway.rest.config.enabled` (ours): serve the config routes. Off by default, because a
@@ -111,18 +107,13 @@ impl ConfigOptions {
 #[derive(Clone)]
 pub struct ConfigState {
     pool: Pool,
-    deadlines: DeadlinePolicy,
     options: ConfigOptions,
 }
 
 impl ConfigState {
-    /// State over `pool`, with request deadlines from `deadlines` and the opt-in in `options`.
-    pub fn new(pool: Pool, deadlines: DeadlinePolicy, options: ConfigOptions) -> Self {
-        ConfigState {
-            pool,
-            deadlines,
-            options,
-        }
+    /// State over `pool`, with the opt-in in `options`.
+    pub fn new(pool: Pool, options: ConfigOptions) -> Self {
+        ConfigState { pool, options }
     }
 
     /// The options in force.
@@ -188,32 +179,19 @@ pub fn redact_config_value(key: &str, value: Option<String>) -> Option<String> {
 
 async fn describe_configs(
     State(state): State<ConfigState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(cluster): Path<String>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    run_describe(&state, &ctx, &cluster, &uri, &headers)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_describe(
-    state: &ConfigState,
-    ctx: &RequestCtx,
-    cluster: &str,
-    uri: &Uri,
-    headers: &HeaderMap,
-) -> Result<Response, GatewayError> {
+    input: Input,
+) -> Result<Response, ApiError> {
     ensure_enabled(state.options)?;
-    ensure_accepts_json(headers)?;
-    let prefix = prefix_filter(uri.query())?;
+    input.ensure_accepts_json()?;
+    let prefix = prefix_filter(input.query())?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
-    state.pool.cluster(cluster)?;
-    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
+    state.pool.cluster(&cluster)?;
+    let deadline = ctx.call.deadline;
     let conn = state
         .pool
-        .connection(cluster, &Identity::service(), &deadline)
+        .connection(&cluster, &ctx.call.identity, &deadline)
         .await?;
     let admin = conn.admin()?;
     let described = conn
@@ -236,37 +214,21 @@ async fn run_describe(
 
 async fn alter_configs(
     State(state): State<ConfigState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(cluster): Path<String>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_alter(&state, &ctx, &cluster, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_alter(
-    state: &ConfigState,
-    ctx: &RequestCtx,
-    cluster: &str,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
+    input: Input,
+) -> Result<Response, ApiError> {
     ensure_enabled(state.options)?;
-    ensure_no_query(uri)?;
-    ensure_json_content_type(headers)?;
-    ensure_accepts_json(headers)?;
-    let body = body.map_err(body_error)?;
-    let request = parse_alter_request(&body)?;
+    input.ensure_no_query()?;
+    ensure_json_content_type(input.headers())?;
+    input.ensure_accepts_json()?;
+    let request: AlterClusterConfigsRequest = input.json()?;
     let changes = to_alter_configs(&request);
-    state.pool.cluster(cluster)?;
-    let deadline = state.deadlines.deadline(ctx.lambda_deadline_ms);
+    state.pool.cluster(&cluster)?;
+    let deadline = ctx.call.deadline;
     let conn = state
         .pool
-        .connection(cluster, &Identity::service(), &deadline)
+        .connection(&cluster, &ctx.call.identity, &deadline)
         .await?;
     let admin = conn.admin()?;
     conn.call(
@@ -342,23 +304,6 @@ fn describe_response(
     ClusterConfigsResponse { configs }
 }
 
-/// The PATCH body, with every shape problem as a 400.
-fn parse_alter_request(body: &[u8]) -> Result<AlterClusterConfigsRequest, GatewayError> {
-    let request: AlterClusterConfigsRequest = serde_json::from_slice(body)
-        .map_err(|e| GatewayError::invalid(format!("invalid request body: {e}")))?;
-    request.ensure_valid()?;
-    if let Some(position) = request
-        .changes
-        .iter()
-        .position(|c| c.key().trim().is_empty())
-    {
-        return Err(GatewayError::invalid(format!(
-            "`changes[{position}].key` must not be empty"
-        )));
-    }
-    Ok(request)
-}
-
 /// The wire changes as fluss-rs `AlterConfig`s, in request order (`reset_config` is DELETE).
 fn to_alter_configs(request: &AlterClusterConfigsRequest) -> Vec<AlterConfig> {
     request
@@ -424,6 +369,12 @@ fn change_keys(request: &AlterClusterConfigsRequest) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::ParseBody;
+    use fluss_pool::DeadlinePolicy;
+
+    fn parse_alter_request(body: &[u8]) -> Result<AlterClusterConfigsRequest, GatewayError> {
+        AlterClusterConfigsRequest::parse(body)
+    }
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
     use fluss_pool::PoolConfig;
@@ -444,8 +395,12 @@ mod tests {
         let pool = Pool::new(
             PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
         );
-        let state = ConfigState::new(pool, DeadlinePolicy::default(), ConfigOptions { enabled });
-        crate::build_router(config_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+        let state = ConfigState::new(pool, ConfigOptions { enabled });
+        crate::build_router(
+            config_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        )
     }
 
     async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {
@@ -770,8 +725,12 @@ mod tests {
             PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),
         );
         let options = ConfigOptions { enabled: true };
-        let state = ConfigState::new(pool, DeadlinePolicy::default(), options);
-        let app = crate::build_router(config_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let state = ConfigState::new(pool, options);
+        let app = crate::build_router(
+            config_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        );
         let resp = app.oneshot(req).await.unwrap();
         assert_eq!(resp.status(), StatusCode::NOT_FOUND);
         let body: serde_json::Value =

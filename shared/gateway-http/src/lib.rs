@@ -19,6 +19,7 @@ mod catalog;
 mod checks;
 mod configs;
 mod error;
+mod extract;
 mod health;
 mod lookup;
 mod middleware;
@@ -40,6 +41,7 @@ pub use configs::{
     config_routes, has_embedded_password, is_sensitive_config_key, redact_config_value,
 };
 pub use error::{REQUEST_ID_HEADER, error_response};
+pub use extract::{ApiError, Input, ParseBody, serde_body};
 pub use health::health_routes;
 pub use lookup::limits::{
     DEFAULT_LOOKUP_MAX_CONCURRENT, DEFAULT_LOOKUP_MAX_KEY_BYTES, DEFAULT_LOOKUP_MAX_KEYS,

@@ -1,5 +1,6 @@
 //! The middleware every router of the gateway runs behind, and [`build_router`], which applies
-//! it. Owns the request context (request id, Lambda deadline), the access log line and the
+//! it. Owns the request context (request id, the call context with principal, identity and
+//! deadline, set once here), the access log line, the rendering of handler errors and the
 //! re-enveloping of the framework's own errors; refuses anything route-specific.
 
 use std::future::Future;
@@ -9,25 +10,34 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 
+use fluss_ops::Call;
+use fluss_pool::DeadlinePolicy;
+
 use crate::error::{Enveloped, REQUEST_ID_HEADER, error_response, framework_error};
+use crate::extract::PendingError;
 
 /// Default cap on request bodies: 6 MiB, the Lambda synchronous payload limit (a larger body
 /// never reaches a function in Lambda, so the standalone server should not accept it either).
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 6 * 1024 * 1024;
 
 /// What a handler knows about its request besides the request itself, inserted by
-/// [`build_router`]'s middleware. Always called `ctx`.
+/// [`build_router`]'s middleware; a handler takes it as an argument. Always called `ctx`.
 #[derive(Debug, Clone)]
 pub struct RequestCtx {
     /// Fresh UUID v4 per request, echoed in `x-request-id` and in error envelopes.
     pub request_id: String,
     /// Lambda's deadline for this invocation (epoch milliseconds), when running in Lambda.
     pub lambda_deadline_ms: Option<u64>,
+    /// The call context every operation takes: the principal (anonymous until an
+    /// authentication layer sets it), the Fluss identity it acts as, and the deadline —
+    /// min(configured request timeout, Lambda's remaining time − margin) from the moment the
+    /// request arrived.
+    pub call: Call,
 }
 
 /// Wraps `routes` in the gateway's middleware, outermost first:
@@ -39,11 +49,13 @@ pub struct RequestCtx {
 ///    500 `internal` in the envelope (the panic text stays out of the body);
 /// 2. body limit: `max_request_bytes` for extractors that read the body (413);
 /// 3. the routes, plus a fallback answering unknown paths with 404 `not_found`.
-pub fn build_router(routes: Router, max_request_bytes: usize) -> Router {
+///
+/// `deadlines` gives every request its deadline, stamped once in the request context.
+pub fn build_router(routes: Router, max_request_bytes: usize, deadlines: DeadlinePolicy) -> Router {
     routes
         .fallback(unknown_route)
         .layer(DefaultBodyLimit::max(max_request_bytes))
-        .layer(middleware::from_fn(request_context))
+        .layer(middleware::from_fn_with_state(deadlines, request_context))
 }
 
 /// 404 for a path no route serves; the request-context layer renders it in the envelope.
@@ -52,14 +64,21 @@ async fn unknown_route() -> axum::http::StatusCode {
 }
 
 /// Request id, access log and error normalisation (see [`build_router`]).
-async fn request_context(mut req: Request, next: Next) -> Response {
+async fn request_context(
+    State(deadlines): State<DeadlinePolicy>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let started = Instant::now();
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let lambda_deadline_ms = req
+        .extensions()
+        .get::<lambda_http::Context>()
+        .and_then(|c| plausible_deadline(c.deadline, epoch_ms_now()));
     let ctx = RequestCtx {
-        request_id: uuid::Uuid::new_v4().to_string(),
-        lambda_deadline_ms: req
-            .extensions()
-            .get::<lambda_http::Context>()
-            .and_then(|c| plausible_deadline(c.deadline, epoch_ms_now())),
+        call: Call::service(request_id.clone(), deadlines.deadline(lambda_deadline_ms)),
+        request_id,
+        lambda_deadline_ms,
     };
     let lambda_request_id = req
         .extensions()
@@ -134,8 +153,12 @@ impl<F: Future> Future for CatchPanic<F> {
     }
 }
 
-/// Re-renders a framework error in our envelope, and stamps the request id on every response.
+/// Renders a handler's error, re-renders a framework error in our envelope, and stamps the
+/// request id on every response.
 fn normalise(response: Response, method: &Method, request_id: &str) -> Response {
+    if let Some(PendingError(error)) = response.extensions().get::<PendingError>().cloned() {
+        return error_response(&error, request_id);
+    }
     let status = response.status();
     let mut response = if (status.is_client_error() || status.is_server_error())
         && response.extensions().get::<Enveloped>().is_none()
@@ -175,7 +198,7 @@ mod tests {
         let routes = Router::new()
             .route("/echo", post(|body: axum::body::Bytes| async move { body }))
             .route("/ok", get(|| async { "ok" }));
-        build_router(routes, 16)
+        build_router(routes, 16, DeadlinePolicy::default())
     }
 
     async fn envelope(resp: Response) -> serde_json::Value {
@@ -252,7 +275,7 @@ mod tests {
                 "unreachable"
             }),
         );
-        let resp = build_router(routes, 16)
+        let resp = build_router(routes, 16, DeadlinePolicy::default())
             .oneshot(Request::get("/boom").body(Body::empty()).unwrap())
             .await
             .unwrap();

@@ -73,16 +73,16 @@ pub fn family_router(
     let mut routes = Router::new();
     for family in families {
         routes = routes.merge(match family {
-            Family::Catalog => ddl_routes(DdlState::new(pool.clone(), deadlines, ddl)),
-            Family::Write => write_routes(WriteState::new(pool.clone(), deadlines, write)),
-            Family::Lookup => lookup_routes(LookupState::new(pool.clone(), deadlines, lookup)),
+            Family::Catalog => ddl_routes(DdlState::new(pool.clone(), ddl)),
+            Family::Write => write_routes(WriteState::new(pool.clone(), write)),
+            Family::Lookup => lookup_routes(LookupState::new(pool.clone(), lookup)),
             Family::ClusterConfig => {
                 if !config.enabled {
                     tracing::warn!(
                         "cluster config routes are disabled (gateway.rest.config.enabled=false)"
                     );
                 }
-                config_routes(ConfigState::new(pool.clone(), deadlines, config))
+                config_routes(ConfigState::new(pool.clone(), config))
             }
         });
     }
@@ -92,7 +92,7 @@ pub fn family_router(
     } else {
         DEFAULT_MAX_REQUEST_BYTES
     };
-    Ok(build_router(routes, max_bytes))
+    Ok(build_router(routes, max_bytes, deadlines))
 }
 
 #[cfg(test)]

@@ -1,13 +1,9 @@
-//! What the routes on one table share: the path parameters (catalog, writes, lookups) and, for
-//! the record routes, the cheap request checks and body-read errors. It owns no route.
+//! The path parameters every route on one table shares (catalog, writes, lookups), and the only
+//! way a route turns them into a `TablePath`: through the identifier rule. It owns no route.
 
-use axum::http::{HeaderMap, Uri};
 use fluss::metadata::TablePath;
 use gateway_core::GatewayError;
 use gateway_core::names::check_name;
-
-pub(crate) use crate::checks::body_error;
-use crate::checks::{ensure_accepts_json, ensure_json_content_type, ensure_no_query};
 
 /// Path parameters of the routes on one table (`…/databases/{database}/tables/{table}…`).
 #[derive(Debug, serde::Deserialize)]
@@ -25,12 +21,4 @@ impl TableParams {
         check_name("table", &self.table)?;
         Ok(TablePath::new(self.database.clone(), self.table.clone()))
     }
-}
-
-/// The checks every JSON POST on a table runs before reading its body: no query string (400),
-/// a JSON body (415), a JSON answer acceptable (406).
-pub(crate) fn ensure_json_post(uri: &Uri, headers: &HeaderMap) -> Result<(), GatewayError> {
-    ensure_no_query(uri)?;
-    ensure_json_content_type(headers)?;
-    ensure_accepts_json(headers)
 }

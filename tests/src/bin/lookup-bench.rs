@@ -67,8 +67,9 @@ async fn run() -> Result<(), String> {
         ..LookupLimits::default()
     };
     let router = build_router(
-        lookup_routes(LookupState::new(pool, DeadlinePolicy::default(), limits)),
+        lookup_routes(LookupState::new(pool, limits)),
         DEFAULT_MAX_REQUEST_BYTES,
+        DeadlinePolicy::default(),
     );
     let url = format!(
         "/v1/clusters/default/databases/{}/tables/{}/records/lookup",

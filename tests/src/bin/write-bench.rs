@@ -56,8 +56,9 @@ async fn run() -> Result<(), String> {
         ..WriteLimits::default()
     };
     let router = build_router(
-        write_routes(WriteState::new(pool, DeadlinePolicy::default(), limits)),
+        write_routes(WriteState::new(pool, limits)),
         limits.max_request_bytes,
+        DeadlinePolicy::default(),
     );
     let url = format!(
         "/v1/clusters/default/databases/{}/tables/{}/records",

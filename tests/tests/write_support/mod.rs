@@ -249,8 +249,9 @@ impl Gateway {
         };
         let limits = WriteLimits::default();
         let router = build_router(
-            write_routes(WriteState::new(pool, deadlines, limits)),
+            write_routes(WriteState::new(pool, limits)),
             limits.max_request_bytes,
+            deadlines,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

@@ -1,22 +1,19 @@
 //! `GET` / `POST …/databases` and `DELETE …/databases/{database}`.
 
+use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
-use axum::{Extension, Json};
 use gateway_core::GatewayError;
 use gateway_core::names::check_name;
 use gateway_core::routes::{DATABASE, DATABASES};
 use gateway_core::wire::{CreateDatabaseRequest, DatabaseResponse, DatabasesResponse};
 
 use super::pagination::{page_of, page_query};
-use super::{ClusterParams, DatabaseParams, DdlState, created, database_location, json_body};
-use crate::checks::ensure_no_query;
-use crate::error::error_response;
+use super::{ClusterParams, DatabaseParams, DdlState, created, database_location};
+use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
 pub(super) fn routes() -> Router<DdlState> {
@@ -27,23 +24,12 @@ pub(super) fn routes() -> Router<DdlState> {
 
 async fn list_databases(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<ClusterParams>,
-    uri: Uri,
-) -> Response {
-    run_list(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_list(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &ClusterParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    let query = page_query(uri.query())?;
-    let session = state.session(ctx, &params.cluster).await?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    let query = page_query(input.query())?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let all = session
         .call("listing databases", session.admin.list_databases())
         .await?;
@@ -57,29 +43,14 @@ async fn run_list(
 
 async fn create_database(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<ClusterParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_create(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_create(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &ClusterParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
-    let req: CreateDatabaseRequest = json_body(headers, body)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
+    let req: CreateDatabaseRequest = input.json()?;
     check_name("database", &req.database)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     session
         .call(
             "creating the database",
@@ -97,24 +68,13 @@ async fn run_create(
 
 async fn drop_database(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<DatabaseParams>,
-    uri: Uri,
-) -> Response {
-    run_drop(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_drop(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &DatabaseParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
     check_name("database", &params.database)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     // No cascade: Fluss refuses a database with tables (409 `database_not_empty`), so no
     // table of it can be in the pool's cache through us (our own table drops invalidate);
     // handles of tables dropped by other clients are noticed stale at their next use.

@@ -22,17 +22,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use fluss::client::FlussAdmin;
-use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PooledConnection};
+use fluss_pool::{Deadline, Pool, PooledConnection};
 use gateway_core::{ErrorCode, GatewayError};
-use serde::de::DeserializeOwned;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::checks::{body_error, ensure_json_content_type};
 use crate::middleware::{RequestCtx, elapsed_ms};
 use crate::route_limits::enter_gate;
 use crate::table_route::TableParams;
@@ -42,7 +38,6 @@ pub use options::DdlOptions;
 #[derive(Clone)]
 pub struct DdlState {
     pool: Pool,
-    deadlines: DeadlinePolicy,
     options: DdlOptions,
     /// Catalog requests in flight; a full gate answers 429 instead of queueing behind the
     /// deadline (every DDL call goes to the one coordinator).
@@ -52,12 +47,11 @@ pub struct DdlState {
 }
 
 impl DdlState {
-    /// State over `pool`, with request deadlines from `deadlines` and the gate size of
+    /// State over `pool`, with the gate size of
     /// `options`. Build it at init: its creation time is the `uptime_ms` origin of `/health`.
-    pub fn new(pool: Pool, deadlines: DeadlinePolicy, options: DdlOptions) -> Self {
+    pub fn new(pool: Pool, options: DdlOptions) -> Self {
         DdlState {
             pool,
-            deadlines,
             options,
             gate: Arc::new(Semaphore::new(options.max_concurrent)),
             started: Instant::now(),
@@ -75,10 +69,10 @@ impl DdlState {
         // Before any I/O: an unknown cluster is a 404 without touching Fluss.
         self.pool.cluster(cluster)?;
         let permit = enter_gate(&self.gate, "catalog")?;
-        let deadline = self.deadlines.deadline(ctx.lambda_deadline_ms);
+        let deadline = ctx.call.deadline;
         let conn = self
             .pool
-            .connection(cluster, &Identity::service(), &deadline)
+            .connection(cluster, &ctx.call.identity, &deadline)
             .await?;
         let admin = conn.admin()?;
         Ok(Session {
@@ -168,18 +162,6 @@ fn database_not_found(database: &str) -> GatewayError {
         ErrorCode::DatabaseNotFound,
         format!("database `{database}` does not exist"),
     )
-}
-
-/// A JSON request body of type `T`: 415 unless declared JSON, 413/400 when unreadable, 400
-/// naming the problem when malformed or carrying unknown fields.
-fn json_body<T: DeserializeOwned>(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<T, GatewayError> {
-    ensure_json_content_type(headers)?;
-    let body = body.map_err(body_error)?;
-    serde_json::from_slice(&body)
-        .map_err(|e| GatewayError::invalid(format!("invalid request body: {e}")))
 }
 
 /// `201 Created` with `Location: <path>` and `body` (or no body).
@@ -324,7 +306,7 @@ mod tests {
                 )])
                 .unwrap(),
             );
-            let state = DdlState::new(pool, DeadlinePolicy::default(), DdlOptions::default());
+            let state = DdlState::new(pool, DdlOptions::default());
             let (status, body) = call(router(state), as_axum(req)).await;
             assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
             assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");

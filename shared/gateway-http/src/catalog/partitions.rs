@@ -7,14 +7,12 @@
 
 use std::collections::HashMap;
 
+use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
-use axum::{Extension, Json};
 use fluss::metadata::{PartitionSpec, TableInfo, TablePath};
 use gateway_core::GatewayError;
 use gateway_core::names::check_partition_value;
@@ -24,9 +22,8 @@ use gateway_core::wire::{
 };
 
 use super::pagination::{page_of, page_query};
-use super::{DdlState, Session, TableParams, created, encode_segment, json_body, table_location};
-use crate::checks::ensure_no_query;
-use crate::error::error_response;
+use super::{DdlState, Session, TableParams, created, encode_segment, table_location};
+use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
 /// Separator of partition values in a partition name (Fluss's own).
@@ -59,24 +56,13 @@ impl PartitionParams {
 
 async fn list_partitions(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-) -> Response {
-    run_list(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_list(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    let query = page_query(uri.query())?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    let query = page_query(input.query())?;
     let path = params.path()?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let listed = session
         .call(
             "listing partitions",
@@ -85,7 +71,7 @@ async fn run_list(
         .await;
     let infos = match listed {
         Ok(infos) => infos,
-        Err(e) => return Err(session.refine_not_found(&params.database, e).await),
+        Err(e) => return Err(session.refine_not_found(&params.database, e).await.into()),
     };
     let entries: Vec<PartitionEntry> = infos
         .iter()
@@ -109,30 +95,15 @@ async fn run_list(
 
 async fn create_partition(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_create(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_create(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
-    let req: CreatePartitionRequest = json_body(headers, body)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
+    let req: CreatePartitionRequest = input.json()?;
     let path = params.path()?;
     check_spec_values(&req.partition)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let info = table_info(&session, &path, &params.database).await?;
     let values = values_of_spec(&info.partition_keys, &req.partition)?;
     let spec = fluss_spec(&info.partition_keys, &values);
@@ -165,25 +136,14 @@ async fn run_create(
 
 async fn drop_partition(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<PartitionParams>,
-    uri: Uri,
-) -> Response {
-    run_drop(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_drop(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &PartitionParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
     let path = params.table().path()?;
     check_name_values(&params.partition)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let info = table_info(&session, &path, &params.database).await?;
     let values = values_of_name(&info.partition_keys, &params.partition)?;
     let spec = fluss_spec(&info.partition_keys, &values);

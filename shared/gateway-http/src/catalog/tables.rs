@@ -4,14 +4,12 @@
 //! which checks everything that needs no server; `table.*` config keys are the server's to
 //! validate. Our own create, alter and drop drop the pool's cached handle of the table.
 
+use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Json};
 use fluss::metadata::{
     AddColumn, AlterConfig, AlterConfigOpType, AlterTableChanges, ColumnPositionType, JsonSerde,
 };
@@ -25,11 +23,8 @@ use gateway_core::wire::{AlterTableRequest, CreateTableRequest, TableChange, Tab
 use std::time::Instant;
 
 use super::pagination::{page_of, page_query};
-use super::{
-    DatabaseParams, DdlState, TableParams, created, elapsed_ms, json_body, table_location,
-};
-use crate::checks::ensure_no_query;
-use crate::error::error_response;
+use super::{DatabaseParams, DdlState, TableParams, created, elapsed_ms, table_location};
+use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
 pub(super) fn routes() -> Router<DdlState> {
@@ -43,24 +38,13 @@ pub(super) fn routes() -> Router<DdlState> {
 
 async fn list_tables(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<DatabaseParams>,
-    uri: Uri,
-) -> Response {
-    run_list(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_list(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &DatabaseParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    let query = page_query(uri.query())?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    let query = page_query(input.query())?;
     check_name("database", &params.database)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let all = session
         .call(
             "listing tables",
@@ -81,31 +65,16 @@ async fn run_list(
 
 async fn create_table(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<DatabaseParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_create(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_create(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &DatabaseParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
+    input: Input,
+) -> Result<Response, ApiError> {
     let started = Instant::now();
-    ensure_no_query(uri)?;
-    let req: CreateTableRequest = json_body(headers, body)?;
+    input.ensure_no_query()?;
+    let req: CreateTableRequest = input.json()?;
     check_name("database", &params.database)?;
     let descriptor = table_descriptor(&req)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     if req.validate_only {
         // Nothing is created; the database is the one thing a dry run can still check.
         session.ensure_database(&params.database).await?;
@@ -150,60 +119,34 @@ async fn run_create(
 
 async fn describe_table(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-) -> Response {
-    run_describe(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_describe(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
     let path = params.path()?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let info = match session
         .call("describing the table", session.admin.get_table_info(&path))
         .await
     {
         Ok(info) => info,
-        Err(e) => return Err(session.refine_not_found(&params.database, e).await),
+        Err(e) => return Err(session.refine_not_found(&params.database, e).await.into()),
     };
     Ok(Json(table_description(&info)).into_response())
 }
 
 async fn alter_table(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_alter(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_alter(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
-    let req: AlterTableRequest = json_body(headers, body)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
+    let req: AlterTableRequest = input.json()?;
     let path = params.path()?;
     let changes = alter_changes(&req)?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let altered = session
         .call(
             "altering the table",
@@ -211,7 +154,7 @@ async fn run_alter(
         )
         .await;
     if let Err(e) = altered {
-        return Err(session.refine_not_found(&params.database, e).await);
+        return Err(session.refine_not_found(&params.database, e).await.into());
     }
     // The cached handle holds the old schema and writers bound to it.
     state.pool.invalidate(&params.cluster, &path);
@@ -297,29 +240,18 @@ fn ensure_key(index: usize, key: &str) -> Result<(), GatewayError> {
 
 async fn drop_table(
     State(state): State<DdlState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-) -> Response {
-    run_drop(&state, &ctx, &params, &uri)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_drop(
-    state: &DdlState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
+    input: Input,
+) -> Result<Response, ApiError> {
+    input.ensure_no_query()?;
     let path = params.path()?;
-    let session = state.session(ctx, &params.cluster).await?;
+    let session = state.session(&ctx, &params.cluster).await?;
     let dropped = session
         .call("dropping the table", session.admin.drop_table(&path, false))
         .await;
     if let Err(e) = dropped {
-        return Err(session.refine_not_found(&params.database, e).await);
+        return Err(session.refine_not_found(&params.database, e).await.into());
     }
     state.pool.invalidate(&params.cluster, &path);
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, "table dropped");

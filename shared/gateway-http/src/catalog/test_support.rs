@@ -18,7 +18,7 @@ pub(super) fn state(options: DdlOptions) -> DdlState {
         ])
         .unwrap(),
     );
-    DdlState::new(pool, DeadlinePolicy::default(), options)
+    DdlState::new(pool, options)
 }
 
 /// The served router with default options.
@@ -28,5 +28,9 @@ pub(super) fn app() -> Router {
 
 /// The served router over `state`.
 pub(super) fn router(state: DdlState) -> Router {
-    crate::build_router(ddl_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+    crate::build_router(
+        ddl_routes(state),
+        crate::DEFAULT_MAX_REQUEST_BYTES,
+        DeadlinePolicy::default(),
+    )
 }

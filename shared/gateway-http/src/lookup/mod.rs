@@ -12,34 +12,28 @@ pub mod limits;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::{Extension, Json, Router};
-use fluss_ops::Call;
-use fluss_pool::{DeadlinePolicy, Pool};
-use gateway_core::GatewayError;
+use axum::{Json, Router};
+use fluss_pool::Pool;
 use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP};
 use gateway_core::wire::{
     LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse,
 };
-use serde::de::DeserializeOwned;
 use tokio::sync::Semaphore;
 
-use crate::error::error_response;
+use crate::extract::{ApiError, Input};
 use crate::middleware::{RequestCtx, elapsed_ms};
 use crate::route_limits::enter_gate;
-use crate::table_route::{TableParams, body_error, ensure_json_post};
+use crate::table_route::TableParams;
 pub use limits::LookupLimits;
 
 /// Everything the lookup routes share across requests; built once per container.
 #[derive(Clone)]
 pub struct LookupState {
     pool: Pool,
-    deadlines: DeadlinePolicy,
     limits: LookupLimits,
     /// Lookup requests in flight (both routes); a full gate answers 429 instead of queueing
     /// behind the deadline.
@@ -47,11 +41,10 @@ pub struct LookupState {
 }
 
 impl LookupState {
-    /// State over `pool`, with request deadlines from `deadlines` and the routes' `limits`.
-    pub fn new(pool: Pool, deadlines: DeadlinePolicy, limits: LookupLimits) -> Self {
+    /// State over `pool`, with the routes' `limits`.
+    pub fn new(pool: Pool, limits: LookupLimits) -> Self {
         LookupState {
             pool,
-            deadlines,
             limits,
             gate: Arc::new(Semaphore::new(limits.max_concurrent)),
         }
@@ -73,48 +66,19 @@ pub fn lookup_routes(state: LookupState) -> Router {
 
 async fn lookup_records(
     State(state): State<LookupState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_lookup(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn prefix_lookup_records(
-    State(state): State<LookupState>,
-    Extension(ctx): Extension<RequestCtx>,
-    Path(params): Path<TableParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_prefix_lookup(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_lookup(
-    state: &LookupState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
+    input: Input,
+) -> Result<Response, ApiError> {
     let started = Instant::now();
-    ensure_json_post(uri, headers)?;
+    input.ensure_json_post()?;
     let path = params.path()?;
-    let req: LookupRequest = parse_body(&body.map_err(body_error)?, "lookup")?;
+    let req: LookupRequest = input.json()?;
     let limits = state.limits;
     limits.ensure_keys(&req.keys, "keys", limits.max_keys)?;
     let _permit = enter_gate(&state.gate, "lookup")?;
-    let call = call_of(state, ctx);
     let results =
-        fluss_ops::lookup::lookup_keys(&state.pool, &call, &params.cluster, &path, &req.keys)
+        fluss_ops::lookup::lookup_keys(&state.pool, &ctx.call, &params.cluster, &path, &req.keys)
             .await?;
     limits.ensure_response_fits(&results)?;
     // One line per request, never per key; no key or row values.
@@ -130,26 +94,23 @@ async fn run_lookup(
     Ok((StatusCode::OK, Json(LookupResponse { results })).into_response())
 }
 
-async fn run_prefix_lookup(
-    state: &LookupState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
+async fn prefix_lookup_records(
+    State(state): State<LookupState>,
+    ctx: RequestCtx,
+    Path(params): Path<TableParams>,
+    input: Input,
+) -> Result<Response, ApiError> {
     let started = Instant::now();
-    ensure_json_post(uri, headers)?;
+    input.ensure_json_post()?;
     let path = params.path()?;
-    let req: PrefixLookupRequest = parse_body(&body.map_err(body_error)?, "prefix lookup")?;
+    let req: PrefixLookupRequest = input.json()?;
     let limits = state.limits;
     limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;
     let max_rows = limits.rows_per_prefix(req.max_rows_per_prefix)?;
     let _permit = enter_gate(&state.gate, "lookup")?;
-    let call = call_of(state, ctx);
     let results = fluss_ops::lookup::lookup_prefixes(
         &state.pool,
-        &call,
+        &ctx.call,
         &params.cluster,
         &path,
         &req.prefix_columns,
@@ -175,29 +136,13 @@ async fn run_prefix_lookup(
     Ok((StatusCode::OK, Json(response)).into_response())
 }
 
-/// The call context of a lookup request (anonymous, the service identity, the request deadline).
-fn call_of(state: &LookupState, ctx: &RequestCtx) -> Call {
-    Call::service(
-        ctx.request_id.clone(),
-        state.deadlines.deadline(ctx.lambda_deadline_ms),
-    )
-}
-
-/// Parses a lookup body; unknown fields and wrong shapes are 400 naming the problem.
-fn parse_body<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, GatewayError> {
-    serde_json::from_slice(body).map_err(|e| {
-        GatewayError::invalid(format!(
-            "the request body is not a valid {what} request: {e}"
-        ))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{call, post_json, unreachable_pool};
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
+    use fluss_pool::DeadlinePolicy;
     use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/databases/db/tables/t/records/lookup";
@@ -208,8 +153,12 @@ mod tests {
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: LookupLimits) -> Router {
         let pool = unreachable_pool("default");
-        let state = LookupState::new(pool, DeadlinePolicy::default(), limits);
-        crate::build_router(lookup_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+        let state = LookupState::new(pool, limits);
+        crate::build_router(
+            lookup_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        )
     }
 
     #[tokio::test]
@@ -331,9 +280,13 @@ mod tests {
             max_concurrent: 1,
             ..LookupLimits::default()
         };
-        let state = LookupState::new(pool, DeadlinePolicy::default(), limits);
+        let state = LookupState::new(pool, limits);
         let _held = state.gate.clone().try_acquire_owned().unwrap();
-        let app = crate::build_router(lookup_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let app = crate::build_router(
+            lookup_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        );
         for url in [URL, PREFIX_URL] {
             let body = if url == URL { ONE_KEY } else { ONE_PREFIX };
             let resp = app.clone().oneshot(post_json(url, body)).await.unwrap();
@@ -382,8 +335,12 @@ mod tests {
         let event = include_str!("../../../../events/lookup.json");
         let req = lambda_http::request::from_str(event).unwrap();
         let pool = unreachable_pool("other");
-        let state = LookupState::new(pool, DeadlinePolicy::default(), LookupLimits::default());
-        let app = crate::build_router(lookup_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let state = LookupState::new(pool, LookupLimits::default());
+        let app = crate::build_router(
+            lookup_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        );
         let resp = app.oneshot(req).await.unwrap();
         let status = resp.status();
         let body: serde_json::Value =

@@ -10,43 +10,38 @@ pub mod limits;
 use std::sync::Arc;
 use std::time::Instant;
 
+use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::{Extension, Json};
-use fluss_ops::Call;
-use fluss_pool::{DeadlinePolicy, Pool};
+use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
 use gateway_core::wire::{WriteRequest, WriteResponse};
 use tokio::sync::Semaphore;
 
-use crate::error::error_response;
+use crate::extract::{ApiError, Input};
 use crate::middleware::{RequestCtx, elapsed_ms};
 use crate::route_limits::enter_gate;
-use crate::table_route::{TableParams, body_error, ensure_json_post};
+use crate::table_route::TableParams;
 pub use limits::WriteLimits;
 
 /// Everything the write route shares across requests; built once per container.
 #[derive(Clone)]
 pub struct WriteState {
     pool: Pool,
-    deadlines: DeadlinePolicy,
     limits: WriteLimits,
     /// Writes in flight; a full gate answers 429 instead of queueing behind the deadline.
     gate: Arc<Semaphore>,
 }
 
 impl WriteState {
-    /// State over `pool`, with request deadlines from `deadlines` and the route's `limits`.
-    pub fn new(pool: Pool, deadlines: DeadlinePolicy, limits: WriteLimits) -> Self {
+    /// State over `pool`, with the route's `limits`.
+    pub fn new(pool: Pool, limits: WriteLimits) -> Self {
         WriteState {
             pool,
-            deadlines,
             limits,
             gate: Arc::new(Semaphore::new(limits.max_concurrent)),
         }
@@ -69,40 +64,20 @@ pub fn write_routes(state: WriteState) -> Router {
 
 async fn write_records(
     State(state): State<WriteState>,
-    Extension(ctx): Extension<RequestCtx>,
+    ctx: RequestCtx,
     Path(params): Path<TableParams>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    run_write(&state, &ctx, &params, &uri, &headers, body)
-        .await
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-async fn run_write(
-    state: &WriteState,
-    ctx: &RequestCtx,
-    params: &TableParams,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, GatewayError> {
+    input: Input,
+) -> Result<Response, ApiError> {
     let started = Instant::now();
-    ensure_json_post(uri, headers)?;
+    input.ensure_json_post()?;
     let path = params.path()?;
-    let body = body.map_err(body_error)?;
-    let req = WriteRequest::from_json_slice(&body)?;
+    let req: WriteRequest = input.json()?;
     ensure_row_limit(&req, state.limits.max_rows)?;
     let _permit = enter_gate(&state.gate, "write")?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster)?;
-    let call = Call::service(
-        ctx.request_id.clone(),
-        state.deadlines.deadline(ctx.lambda_deadline_ms),
-    );
     let outcomes =
-        fluss_ops::write::write(&state.pool, &call, &params.cluster, &path, &req).await?;
+        fluss_ops::write::write(&state.pool, &ctx.call, &params.cluster, &path, &req).await?;
     let response = WriteResponse::from_outcomes(outcomes);
     // One line per request, never per row; no row values.
     tracing::info!(
@@ -135,6 +110,7 @@ mod tests {
     use crate::test_support::{call, post_json, unreachable_pool};
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
+    use fluss_pool::DeadlinePolicy;
     use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/databases/db/tables/t/records";
@@ -142,8 +118,12 @@ mod tests {
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: WriteLimits) -> Router {
         let pool = unreachable_pool("default");
-        let state = WriteState::new(pool, DeadlinePolicy::default(), limits);
-        crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES)
+        let state = WriteState::new(pool, limits);
+        crate::build_router(
+            write_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        )
     }
 
     const ONE_ROW: &str = r#"{"entries":[{"id":"e1","upsert":{"id":1}}]}"#;
@@ -238,8 +218,12 @@ mod tests {
         let event = include_str!("../../../../events/write-upsert.json");
         let req = lambda_http::request::from_str(event).unwrap();
         let pool = unreachable_pool("other");
-        let state = WriteState::new(pool, DeadlinePolicy::default(), WriteLimits::default());
-        let app = crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let state = WriteState::new(pool, WriteLimits::default());
+        let app = crate::build_router(
+            write_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        );
         let resp = app.oneshot(req).await.unwrap();
         assert_eq!(resp.status(), StatusCode::NOT_FOUND);
         let body: serde_json::Value =
@@ -280,9 +264,13 @@ mod tests {
             max_concurrent: 1,
             ..WriteLimits::default()
         };
-        let state = WriteState::new(pool, DeadlinePolicy::default(), limits);
+        let state = WriteState::new(pool, limits);
         let _held = state.gate.clone().try_acquire_owned().unwrap();
-        let app = crate::build_router(write_routes(state), crate::DEFAULT_MAX_REQUEST_BYTES);
+        let app = crate::build_router(
+            write_routes(state),
+            crate::DEFAULT_MAX_REQUEST_BYTES,
+            DeadlinePolicy::default(),
+        );
         let resp = app.oneshot(post_json(URL, ONE_ROW)).await.unwrap();
         assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(resp.headers()["retry-after"], "1");

@@ -1,0 +1,177 @@
+//! What a handler takes: the request context (one extractor gives request id, principal,
+//! identity and deadline), and the request's query, headers and body read but not judged, so
+//! each handler runs its checks in the order its route documents. Handlers return
+//! `Result<_, ApiError>`; the request-context middleware renders the error with the request id.
+//!
+//! Refuses: deciding statuses (they come from `gateway_core::ErrorCode`) and route logic.
+
+use std::convert::Infallible;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Uri};
+use gateway_core::GatewayError;
+use gateway_core::wire::{
+    AlterClusterConfigsRequest, AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest,
+    CreateTableRequest, LookupRequest, PrefixLookupRequest, WriteRequest,
+};
+use serde::de::DeserializeOwned;
+
+use crate::checks::{body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::middleware::RequestCtx;
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestCtx {
+    type Rejection = ApiError;
+
+    /// The context the middleware stamped; a router built without it is a wiring bug (500).
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<RequestCtx>()
+            .cloned()
+            .ok_or_else(|| ApiError(GatewayError::internal("the request context is missing")))
+    }
+}
+
+/// A handler's error: rendered by the request-context middleware, the one place that knows the
+/// request id, through `crate::error_response`.
+#[derive(Debug)]
+pub struct ApiError(pub GatewayError);
+
+impl From<GatewayError> for ApiError {
+    fn from(e: GatewayError) -> Self {
+        ApiError(e)
+    }
+}
+
+/// The error a handler returned, carried in the response extensions to the middleware.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingError(pub(crate) GatewayError);
+
+impl axum::response::IntoResponse for ApiError {
+    fn into_response(self) -> axum::response::Response {
+        let status = axum::http::StatusCode::from_u16(self.0.http_status())
+            .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = status.into_response();
+        response.extensions_mut().insert(PendingError(self.0));
+        response
+    }
+}
+
+/// The query, headers and body of a request, read but not judged.
+pub struct Input {
+    uri: Uri,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Input {
+    type Rejection = Infallible;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let uri = req.uri().clone();
+        let headers = req.headers().clone();
+        // The body limit of the router applies here (a rejection becomes 413 when read).
+        let body = Bytes::from_request(req, state).await;
+        Ok(Input { uri, headers, body })
+    }
+}
+
+impl Input {
+    /// The raw query string, if any.
+    pub fn query(&self) -> Option<&str> {
+        self.uri.query()
+    }
+
+    /// The request headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// 400 when the route takes no query parameters and got some.
+    pub fn ensure_no_query(&self) -> Result<(), GatewayError> {
+        ensure_no_query(&self.uri)
+    }
+
+    /// The checks every JSON POST on a table runs before reading its body: no query string
+    /// (400), a JSON body (415), a JSON answer acceptable (406).
+    pub fn ensure_json_post(&self) -> Result<(), GatewayError> {
+        ensure_no_query(&self.uri)?;
+        ensure_json_content_type(&self.headers)?;
+        ensure_accepts_json(&self.headers)
+    }
+
+    /// 406 unless the caller accepts a JSON answer.
+    pub fn ensure_accepts_json(&self) -> Result<(), GatewayError> {
+        ensure_accepts_json(&self.headers)
+    }
+
+    /// The body as `T`: 415 unless declared JSON, 413/400 when unreadable, 400 naming the
+    /// problem when it does not parse (see [`ParseBody`]).
+    pub fn json<T: ParseBody>(self) -> Result<T, GatewayError> {
+        ensure_json_content_type(&self.headers)?;
+        let body = self.body.map_err(body_error)?;
+        T::parse(&body)
+    }
+}
+
+/// A request body type and how it is parsed: serde's shape, then the type's own checks. Every
+/// route parses its body through this one trait.
+pub trait ParseBody: Sized {
+    /// Parses and checks `body`; every problem is a 400 naming it.
+    fn parse(body: &[u8]) -> Result<Self, GatewayError>;
+}
+
+/// serde's reading of `body` as `T`; a failure is 400 naming the request kind and serde's reason
+/// (field, line, column — never the body itself).
+pub fn serde_body<T: DeserializeOwned>(body: &[u8], what: &str) -> Result<T, GatewayError> {
+    serde_json::from_slice(body).map_err(|e| {
+        GatewayError::invalid(format!(
+            "the request body is not a valid {what} request: {e}"
+        ))
+    })
+}
+
+impl ParseBody for WriteRequest {
+    fn parse(body: &[u8]) -> Result<Self, GatewayError> {
+        WriteRequest::from_json_slice(body)
+    }
+}
+
+macro_rules! serde_bodies {
+    ($($ty:ty => $what:literal),* $(,)?) => {
+        $(impl ParseBody for $ty {
+            fn parse(body: &[u8]) -> Result<Self, GatewayError> {
+                serde_body(body, $what)
+            }
+        })*
+    };
+}
+
+serde_bodies! {
+    LookupRequest => "lookup",
+    PrefixLookupRequest => "prefix lookup",
+    CreateDatabaseRequest => "create database",
+    CreateTableRequest => "create table",
+    AlterTableRequest => "alter table",
+    CreatePartitionRequest => "create partition",
+}
+
+impl ParseBody for AlterClusterConfigsRequest {
+    fn parse(body: &[u8]) -> Result<Self, GatewayError> {
+        let request: AlterClusterConfigsRequest = serde_body(body, "cluster configs")?;
+        request.ensure_valid()?;
+        if let Some(position) = request
+            .changes
+            .iter()
+            .position(|c| c.key().trim().is_empty())
+        {
+            return Err(GatewayError::invalid(format!(
+                "`changes[{position}].key` must not be empty"
+            )));
+        }
+        Ok(request)
+    }
+}
