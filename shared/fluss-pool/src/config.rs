@@ -13,6 +13,9 @@ use std::fmt;
 use std::time::Duration;
 
 use gateway_core::GatewayError;
+pub use gateway_core::settings::{
+    ENV_PREFIX, env_var_name, format_duration, format_size, parse_duration, parse_size,
+};
 
 use crate::identity::{Identity, REDACTED, SaslCredentials, Secret};
 
@@ -20,8 +23,6 @@ use crate::identity::{Identity, REDACTED, SaslCredentials, Secret};
 pub const CLUSTERS_KEY: &str = "gateway.clusters";
 /// Prefix of every per-cluster key: `gateway.cluster.<id>.<suffix>`.
 pub const CLUSTER_KEY_PREFIX: &str = "gateway.cluster.";
-/// Prefix of the environment form of every key.
-pub const ENV_PREFIX: &str = "FLUSS_GATEWAY__";
 
 /// `bootstrap.servers`: comma-separated `host:port` list of the cluster's client listener.
 pub const BOOTSTRAP_SERVERS_KEY: &str = "bootstrap.servers";
@@ -120,6 +121,15 @@ const fn key(
         doc,
     }
 }
+
+/// The keys of the cluster registry outside the per-cluster namespace (which
+/// [`PoolConfig::from_map`] checks itself), for the settings registry.
+pub const KEYS: &[gateway_core::settings::Key] = &[gateway_core::settings::Key::new(
+    CLUSTERS_KEY,
+    gateway_core::settings::Kind::Text,
+    "",
+    "comma-separated ids of the clusters served",
+)];
 
 /// Every per-cluster key this crate reads, in documentation order.
 pub const CLUSTER_KEYS: &[KeySpec] = &[
@@ -223,20 +233,6 @@ pub const CLUSTER_KEYS: &[KeySpec] = &[
         "tables cached per connection",
     ),
 ];
-
-/// The environment variable of a dotted key: `FLUSS_GATEWAY__` + the key without `gateway.`,
-/// upper-cased, `-` → `_`, `.` → `__` (the Fluss Gateway's rule).
-pub fn env_var_name(dotted_key: &str) -> String {
-    let rest = dotted_key.strip_prefix("gateway.").unwrap_or(dotted_key);
-    let mut out = String::from(ENV_PREFIX);
-    for (i, part) in rest.split('.').enumerate() {
-        if i > 0 {
-            out.push_str("__");
-        }
-        out.push_str(&part.to_ascii_uppercase().replace('-', "_"));
-    }
-    out
-}
 
 /// The full dotted key of a per-cluster setting.
 pub fn cluster_key(cluster: &str, suffix: &str) -> String {
@@ -980,89 +976,12 @@ fn build_cluster<'a>(
     (problems.len() == before).then_some(cfg)
 }
 
-/// Parses a duration as Fluss writes them: `500ms`, `10s`, `2min`, `1h`; a bare number is
-/// milliseconds (as Fluss' `TimeUtils.parseDuration`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{t}` is not a duration (e.g. 500ms, 10s, 2min)"))?;
-    let millis_per = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1,
-        "s" | "sec" | "secs" | "second" | "seconds" => 1_000,
-        "m" | "min" | "minute" | "minutes" => 60_000,
-        "h" | "hour" | "hours" => 3_600_000,
-        "d" | "day" | "days" => 86_400_000,
-        _ => {
-            return Err(format!(
-                "`{t}` has an unknown unit (use ms, s, min, h or d)"
-            ));
-        }
-    };
-    n.checked_mul(millis_per)
-        .map(Duration::from_millis)
-        .ok_or_else(|| format!("`{t}` is too large"))
-}
-
-/// Parses a memory size as Fluss writes them: `16mb`, `512kb`, `1gb` (1024-based), or bytes.
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{t}` is not a size (e.g. 512kb, 16mb)"))?;
-    let per = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" | "bytes" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("`{t}` has an unknown unit (use b, kb, mb or gb)")),
-    };
-    n.checked_mul(per)
-        .ok_or_else(|| format!("`{t}` is too large"))
-}
-
-/// The shortest exact spelling of a duration (`2ms`, `10s`, `2min`).
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms != 0 && ms.is_multiple_of(3_600_000) {
-        format!("{}h", ms / 3_600_000)
-    } else if ms != 0 && ms.is_multiple_of(60_000) {
-        format!("{}min", ms / 60_000)
-    } else if ms != 0 && ms.is_multiple_of(1_000) {
-        format!("{}s", ms / 1_000)
-    } else {
-        format!("{ms}ms")
-    }
-}
-
-/// The shortest exact spelling of a size (`16mb`, `512kb`, `100b`).
-pub fn format_size(n: u64) -> String {
-    if n != 0 && n.is_multiple_of(1 << 30) {
-        format!("{}gb", n >> 30)
-    } else if n != 0 && n.is_multiple_of(1 << 20) {
-        format!("{}mb", n >> 20)
-    } else if n != 0 && n.is_multiple_of(1 << 10) {
-        format!("{}kb", n >> 10)
-    } else {
-        format!("{n}b")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use gateway_core::ErrorCode;
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use gateway_core::settings::map_of as map;
 
     fn problems_of(pairs: &[(&str, &str)]) -> String {
         match PoolConfig::from_map(&map(pairs)) {

@@ -12,12 +12,28 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gateway_core::{ErrorCode, GatewayError};
 use tokio::time::Instant;
 
-use crate::config::{format_duration, parse_duration};
+use gateway_core::settings::{self, Key, Kind, Slot, format_duration};
 
 /// `gateway.rest.request-timeout` (upstream key): the longest a request may take.
 pub const REQUEST_TIMEOUT_KEY: &str = "gateway.rest.request-timeout";
 /// `gateway.lambda.deadline-margin`: time kept back from Lambda's own deadline.
 pub const LAMBDA_DEADLINE_MARGIN_KEY: &str = "gateway.lambda.deadline-margin";
+/// The deadline keys, for the settings registry.
+pub const KEYS: &[Key] = &[
+    Key::new(
+        REQUEST_TIMEOUT_KEY,
+        Kind::Duration,
+        "30s",
+        "the longest a request may take",
+    ),
+    Key::new(
+        LAMBDA_DEADLINE_MARGIN_KEY,
+        Kind::Duration,
+        "500ms",
+        "kept back from Lambda's deadline",
+    ),
+];
+
 /// Default request timeout (as the Fluss Gateway).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default Lambda margin: rendering and returning a response takes a few milliseconds, a
@@ -163,35 +179,28 @@ impl DeadlinePolicy {
     /// form) from `map`; other keys are left to their owners.
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut policy = DeadlinePolicy::default();
-        let mut problems = Vec::new();
-        for (key, slot, allow_zero) in [
-            (REQUEST_TIMEOUT_KEY, &mut policy.request_timeout, false),
-            (LAMBDA_DEADLINE_MARGIN_KEY, &mut policy.lambda_margin, true),
-        ] {
-            let env = crate::config::env_var_name(key);
-            let given = map
-                .get(key)
-                .map(|v| (key, v))
-                .into_iter()
-                .chain(map.get(&env).map(|v| (env.as_str(), v)));
-            for (name, value) in given {
-                match parse_duration(value) {
-                    Ok(d) if d.is_zero() && !allow_zero => {
-                        problems.push(format!("`{name}`: must be greater than 0"))
-                    }
-                    Ok(d) => *slot = d,
-                    Err(e) => problems.push(format!("`{name}`: {e}")),
-                }
-            }
-        }
-        if problems.is_empty() {
-            Ok(policy)
-        } else {
-            Err(GatewayError::invalid(format!(
-                "invalid deadline configuration: {}",
-                problems.join("; ")
-            )))
-        }
+        settings::read(
+            map,
+            &[],
+            &mut [
+                (
+                    REQUEST_TIMEOUT_KEY,
+                    Slot::Duration {
+                        slot: &mut policy.request_timeout,
+                        allow_zero: false,
+                    },
+                ),
+                (
+                    LAMBDA_DEADLINE_MARGIN_KEY,
+                    Slot::Duration {
+                        slot: &mut policy.lambda_margin,
+                        allow_zero: true,
+                    },
+                ),
+            ],
+            "deadline",
+        )?;
+        Ok(policy)
     }
 
     /// The deadline of a request that started now, given Lambda's deadline in epoch

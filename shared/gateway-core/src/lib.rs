@@ -9,6 +9,7 @@ pub mod codec;
 pub mod error;
 pub mod names;
 pub mod routes;
+pub mod settings;
 pub mod types;
 pub mod wire;
 

@@ -19,8 +19,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use fluss::metadata::{AlterConfig, AlterConfigOpType, DescribeConfig};
 use fluss_pool::Pool;
-use fluss_pool::config::env_var_name;
 use gateway_core::routes::CLUSTER_CONFIGS;
+use gateway_core::settings::{self, Key, Kind, Slot, env_var_name};
 use gateway_core::wire::{
     AlterClusterConfigsRequest, ClusterConfigChange, ClusterConfigEntry, ClusterConfigsResponse,
 };
@@ -78,30 +78,23 @@ impl ConfigOptions {
     /// typo cannot silently leave the routes disabled.
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut options = ConfigOptions::default();
-        let mut problems = Vec::new();
-        let env_key = env_var_name(CONFIG_ENABLED_KEY);
-        let env_namespace = env_var_name(NAMESPACE.trim_end_matches('.')) + "__";
-        for (name, value) in map {
-            if name == CONFIG_ENABLED_KEY || *name == env_key {
-                match value.trim().to_ascii_lowercase().as_str() {
-                    "true" => options.enabled = true,
-                    "false" => options.enabled = false,
-                    _ => problems.push(format!("`{name}`: expected `true` or `false`")),
-                }
-            } else if name.starts_with(NAMESPACE) || name.starts_with(&env_namespace) {
-                problems.push(format!("`{name}`: unknown key"));
-            }
-        }
-        if problems.is_empty() {
-            Ok(options)
-        } else {
-            Err(GatewayError::invalid(format!(
-                "invalid config-route configuration: {}",
-                problems.join("; ")
-            )))
-        }
+        settings::read(
+            map,
+            &[NAMESPACE],
+            &mut [(CONFIG_ENABLED_KEY, Slot::Bool(&mut options.enabled))],
+            "config-route",
+        )?;
+        Ok(options)
     }
 }
+
+/// The keys of the config routes, for the settings registry.
+pub const KEYS: &[Key] = &[Key::new(
+    CONFIG_ENABLED_KEY,
+    Kind::Bool,
+    "false",
+    "serve GET / PATCH /v1/clusters/{cluster}/configs",
+)];
 
 /// Everything the config routes share across requests; built once per container.
 #[derive(Clone)]
@@ -383,12 +376,7 @@ mod tests {
 
     const URL: &str = "/v1/clusters/default/configs";
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use gateway_core::settings::map_of as map;
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(enabled: bool) -> Router {

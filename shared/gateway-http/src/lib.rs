@@ -59,4 +59,6 @@ pub use serve::{
     LISTEN_ENV, ServeError, config_problems, init_tracing, new_pool, run, run_function, serve,
     serve_on,
 };
-pub use standalone::{Family, family_router, gateway_router};
+pub use standalone::{
+    Family, check_unknown_keys, family_router, gateway_router, settings_registry,
+};

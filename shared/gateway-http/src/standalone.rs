@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use axum::Router;
 use fluss_pool::{DeadlinePolicy, PoolConfig};
+use gateway_core::GatewayError;
+use gateway_core::settings::{self, Key};
 
 use crate::{
     ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES, DdlOptions, DdlState, LookupLimits,
@@ -36,6 +38,37 @@ impl Family {
     ];
 }
 
+/// Every configuration key of the gateway outside the per-cluster namespace, from the crates
+/// that own them: the settings registry `docs/configuration.md` is checked against.
+pub fn settings_registry() -> Vec<Key> {
+    [
+        fluss_pool::config::KEYS,
+        fluss_pool::deadline::KEYS,
+        crate::catalog::options::KEYS,
+        crate::records::limits::KEYS,
+        crate::lookup::limits::KEYS,
+        crate::configs::KEYS,
+    ]
+    .concat()
+}
+
+/// Namespaces whose owner checks every key itself (`gateway.cluster.<id>.*`).
+const OWNED_NAMESPACES: [&str; 1] = [fluss_pool::config::CLUSTER_KEY_PREFIX];
+
+/// 400 naming every `gateway.*` key and `FLUSS_GATEWAY__*` variable of `env` that no part of
+/// the gateway reads, with the nearest known key: a typo must fail start-up, not keep a default.
+pub fn check_unknown_keys(env: &BTreeMap<String, String>) -> Result<(), GatewayError> {
+    let problems = settings::unknown_keys(env, &settings_registry(), &OWNED_NAMESPACES);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(GatewayError::invalid(format!(
+            "unknown configuration: {}",
+            problems.join("; ")
+        )))
+    }
+}
+
 /// The catalog, write, lookup and config routes together, from one configuration map, over
 /// ONE pool: a request of any family reuses the warm connection another family opened.
 /// Every configuration problem of every family is reported at once (for [`crate::run_function`]).
@@ -51,6 +84,7 @@ pub fn family_router(
     families: &[Family],
 ) -> Result<Router, String> {
     let settings = (
+        check_unknown_keys(env),
         PoolConfig::from_map(env),
         DeadlinePolicy::from_map(env),
         DdlOptions::from_map(env),
@@ -58,9 +92,11 @@ pub fn family_router(
         LookupLimits::from_map(env),
         ConfigOptions::from_map(env),
     );
-    let (Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config)) = settings else {
-        let (p, d, o, w, l, c) = settings;
+    let (Ok(()), Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config)) = settings
+    else {
+        let (u, p, d, o, w, l, c) = settings;
         return Err(config_problems([
+            u.err(),
             p.err(),
             d.err(),
             o.err(),
@@ -144,6 +180,64 @@ mod tests {
             let (status, body) = call(router.clone(), post_json(uri, body)).await;
             assert_eq!(status, 404, "{uri}: {body}");
             assert_eq!(body["error"]["code"], "cluster_not_found", "{uri}: {body}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_anywhere_fails_start_up_naming_the_nearest_key() {
+        for (stray, nearest) in [
+            (
+                "FLUSS_GATEWAY__REST__REQUEST_TIMEOUTT",
+                "FLUSS_GATEWAY__REST__REQUEST_TIMEOUT",
+            ),
+            (
+                "FLUSS_GATEWAY__LAMBDA__DEADLINE_MARGN",
+                "FLUSS_GATEWAY__LAMBDA__DEADLINE_MARGIN",
+            ),
+            (
+                "gateway.rest.writes.max-rows",
+                "gateway.rest.write.max-rows",
+            ),
+        ] {
+            let mut env = env();
+            env.insert(stray.into(), "1".into());
+            let problems = family_router(&env, &[Family::Write]).unwrap_err();
+            assert!(
+                problems.contains(&format!(
+                    "`{stray}`: unknown key (did you mean `{nearest}`?)"
+                )),
+                "{problems}"
+            );
+        }
+        // Variables outside the gateway's prefix belong to others.
+        let mut env = env();
+        env.insert("FLUSS_BOOTSTRAP_PLAINTEXT".into(), "x".into());
+        assert!(family_router(&env, &[Family::Write]).is_ok());
+    }
+
+    #[test]
+    fn every_key_of_the_registry_is_documented_in_both_forms() {
+        let docs = include_str!("../../../docs/configuration.md");
+        let registry = settings_registry();
+        assert!(registry.len() >= 14, "{}", registry.len());
+        for key in registry {
+            assert!(
+                docs.contains(&format!("`{}`", key.key)),
+                "docs lack {}",
+                key.key
+            );
+            assert!(
+                docs.contains(&format!("`{}`", key.env_name())),
+                "docs lack {}",
+                key.env_name()
+            );
+            if !key.default.is_empty() {
+                let row_start = docs
+                    .find(&format!("| `{}` |", key.key))
+                    .unwrap_or_else(|| panic!("no table row for {}", key.key));
+                let row = docs[row_start..].lines().next().unwrap_or_default();
+                assert!(row.contains(&format!("`{}`", key.default)), "{row}");
+            }
         }
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use gateway_core::GatewayError;
 
-use crate::route_limits::{Setting, Unit, read_limits};
+use gateway_core::settings::{self, Key, Kind, Slot};
 
 /// `gateway.rest.metadata.max-concurrent-requests` (upstream key): catalog requests in flight
 /// per container.
@@ -17,6 +17,14 @@ pub const METADATA_MAX_CONCURRENT_KEY: &str = "gateway.rest.metadata.max-concurr
 pub const DEFAULT_METADATA_MAX_CONCURRENT: usize = 16;
 
 const NAMESPACE: &str = "gateway.rest.metadata.";
+
+/// The keys of the catalog routes, for the settings registry.
+pub const KEYS: &[Key] = &[Key::new(
+    METADATA_MAX_CONCURRENT_KEY,
+    Kind::Count,
+    "16",
+    "catalog requests in flight per container",
+)];
 
 /// Settings of the catalog (`fluss-ddl`) routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,14 +45,13 @@ impl DdlOptions {
     /// Reads the options from `map`; every problem is reported at once, by key (never by value).
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut options = DdlOptions::default();
-        read_limits(
+        settings::read(
             map,
             &[NAMESPACE],
-            &mut [Setting {
-                key: METADATA_MAX_CONCURRENT_KEY,
-                slot: &mut options.max_concurrent,
-                unit: Unit::Count,
-            }],
+            &mut [(
+                METADATA_MAX_CONCURRENT_KEY,
+                Slot::Count(&mut options.max_concurrent),
+            )],
             "catalog",
         )?;
         Ok(options)
@@ -54,14 +61,9 @@ impl DdlOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fluss_pool::config::env_var_name;
+    use gateway_core::settings::env_var_name;
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use gateway_core::settings::map_of as map;
 
     #[test]
     fn options_default_and_read_both_key_forms() {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use gateway_core::GatewayError;
 use gateway_core::wire::Row;
 
-use crate::route_limits::{Setting, Unit, read_limits};
+use gateway_core::settings::{self, Key, Kind, Slot};
 
 /// `gateway.rest.lookup.max-keys` (upstream key): keys per point-lookup request.
 pub const LOOKUP_MAX_KEYS_KEY: &str = "gateway.rest.lookup.max-keys";
@@ -41,6 +41,46 @@ pub const DEFAULT_PREFIX_MAX_PREFIXES: usize = 16;
 pub const DEFAULT_PREFIX_MAX_ROWS: usize = 1000;
 
 const NAMESPACES: [&str; 2] = ["gateway.rest.lookup.", "gateway.rest.prefix-lookup."];
+
+/// The keys of the lookup routes, for the settings registry.
+pub const KEYS: &[Key] = &[
+    Key::new(
+        LOOKUP_MAX_KEYS_KEY,
+        Kind::Count,
+        "128",
+        "keys per point-lookup request",
+    ),
+    Key::new(
+        LOOKUP_MAX_KEY_BYTES_KEY,
+        Kind::Bytes,
+        "1mb",
+        "JSON bytes of a request's keys",
+    ),
+    Key::new(
+        LOOKUP_MAX_CONCURRENT_KEY,
+        Kind::Count,
+        "64",
+        "lookup requests in flight per container",
+    ),
+    Key::new(
+        LOOKUP_MAX_RESPONSE_BYTES_KEY,
+        Kind::Bytes,
+        "4mb",
+        "JSON bytes of one lookup answer",
+    ),
+    Key::new(
+        PREFIX_MAX_PREFIXES_KEY,
+        Kind::Count,
+        "16",
+        "prefixes per prefix-lookup request",
+    ),
+    Key::new(
+        PREFIX_MAX_ROWS_KEY,
+        Kind::Count,
+        "1000",
+        "rows returned per prefix",
+    ),
+];
 
 /// Limits of `POST …/records/lookup` and `POST …/records/prefix-lookup`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,40 +118,22 @@ impl LookupLimits {
     /// Reads the limits from `map`; every problem is reported at once, by key.
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut l = LookupLimits::default();
-        read_limits(
+        settings::read(
             map,
             &NAMESPACES,
             &mut [
-                Setting {
-                    key: LOOKUP_MAX_KEYS_KEY,
-                    slot: &mut l.max_keys,
-                    unit: Unit::Count,
-                },
-                Setting {
-                    key: LOOKUP_MAX_KEY_BYTES_KEY,
-                    slot: &mut l.max_key_bytes,
-                    unit: Unit::Bytes,
-                },
-                Setting {
-                    key: LOOKUP_MAX_CONCURRENT_KEY,
-                    slot: &mut l.max_concurrent,
-                    unit: Unit::Count,
-                },
-                Setting {
-                    key: LOOKUP_MAX_RESPONSE_BYTES_KEY,
-                    slot: &mut l.max_response_bytes,
-                    unit: Unit::Bytes,
-                },
-                Setting {
-                    key: PREFIX_MAX_PREFIXES_KEY,
-                    slot: &mut l.max_prefixes,
-                    unit: Unit::Count,
-                },
-                Setting {
-                    key: PREFIX_MAX_ROWS_KEY,
-                    slot: &mut l.max_rows_per_prefix,
-                    unit: Unit::Count,
-                },
+                (LOOKUP_MAX_KEYS_KEY, Slot::Count(&mut l.max_keys)),
+                (LOOKUP_MAX_KEY_BYTES_KEY, Slot::Bytes(&mut l.max_key_bytes)),
+                (
+                    LOOKUP_MAX_CONCURRENT_KEY,
+                    Slot::Count(&mut l.max_concurrent),
+                ),
+                (
+                    LOOKUP_MAX_RESPONSE_BYTES_KEY,
+                    Slot::Bytes(&mut l.max_response_bytes),
+                ),
+                (PREFIX_MAX_PREFIXES_KEY, Slot::Count(&mut l.max_prefixes)),
+                (PREFIX_MAX_ROWS_KEY, Slot::Count(&mut l.max_rows_per_prefix)),
             ],
             "lookup",
         )?;
@@ -218,12 +240,7 @@ mod tests {
     use gateway_core::ErrorCode;
     use serde_json::json;
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use gateway_core::settings::map_of as map;
 
     fn rows(v: serde_json::Value) -> Vec<Row> {
         serde_json::from_value(v).unwrap()

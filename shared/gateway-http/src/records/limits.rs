@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use gateway_core::GatewayError;
 
 use crate::middleware::DEFAULT_MAX_REQUEST_BYTES;
-use crate::route_limits::{Setting, Unit, read_limits};
+use gateway_core::settings::{self, Key, Kind, Slot};
 
 /// `gateway.rest.write.max-rows` (upstream key): entries per request.
 pub const MAX_ROWS_KEY: &str = "gateway.rest.write.max-rows";
@@ -22,6 +22,28 @@ pub const DEFAULT_MAX_ROWS: usize = 10_000;
 pub const DEFAULT_MAX_CONCURRENT: usize = 64;
 
 const NAMESPACE: &str = "gateway.rest.write.";
+
+/// The keys of the write route, for the settings registry.
+pub const KEYS: &[Key] = &[
+    Key::new(
+        MAX_ROWS_KEY,
+        Kind::Count,
+        "10000",
+        "entries per write request",
+    ),
+    Key::new(
+        MAX_REQUEST_BYTES_KEY,
+        Kind::Bytes,
+        "6mb",
+        "body bytes per write request",
+    ),
+    Key::new(
+        MAX_CONCURRENT_KEY,
+        Kind::Count,
+        "64",
+        "write requests in flight per container",
+    ),
+];
 
 /// Limits of `POST …/records`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,25 +70,16 @@ impl WriteLimits {
     /// Reads the limits from `map`; every problem is reported at once, by key.
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut limits = WriteLimits::default();
-        read_limits(
+        settings::read(
             map,
             &[NAMESPACE],
             &mut [
-                Setting {
-                    key: MAX_ROWS_KEY,
-                    slot: &mut limits.max_rows,
-                    unit: Unit::Count,
-                },
-                Setting {
-                    key: MAX_REQUEST_BYTES_KEY,
-                    slot: &mut limits.max_request_bytes,
-                    unit: Unit::Bytes,
-                },
-                Setting {
-                    key: MAX_CONCURRENT_KEY,
-                    slot: &mut limits.max_concurrent,
-                    unit: Unit::Count,
-                },
+                (MAX_ROWS_KEY, Slot::Count(&mut limits.max_rows)),
+                (
+                    MAX_REQUEST_BYTES_KEY,
+                    Slot::Bytes(&mut limits.max_request_bytes),
+                ),
+                (MAX_CONCURRENT_KEY, Slot::Count(&mut limits.max_concurrent)),
             ],
             "write",
         )?;
@@ -78,12 +91,7 @@ impl WriteLimits {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use gateway_core::settings::map_of as map;
 
     #[test]
     fn defaults_and_both_key_forms() {
