@@ -238,6 +238,22 @@ pub fn assert_no_internals(what: &str, body: &[u8]) {
     }
 }
 
+/// A binary of the workspace built by `cargo build --workspace --bins` (the Makefile builds them
+/// before the tests): `$CARGO_TARGET_DIR/debug/<name>`, else `<repo>/target/debug/<name>`.
+pub fn workspace_bin(name: &str) -> std::path::PathBuf {
+    let path = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"))
+        .join("debug")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} not found: run `cargo build --workspace --bins` first",
+        path.display()
+    );
+    path
+}
+
 /// A name no other test (or earlier run) uses: `prefix_<millis>_<n>`.
 pub fn unique_name(prefix: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);

@@ -4,12 +4,9 @@
 //! `gateway.rest.config.enabled` is `true`. All logic lives in the shared crates; the pool
 //! connects lazily, so init never depends on Fluss being reachable.
 
-use gateway_http::{Family, family_router, run_function};
+use gateway_http::{Family, run_families};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_function("fluss-config", |env| {
-        family_router(env, &[Family::ClusterConfig])
-    })
-    .await
+    run_families("fluss-config", &[Family::ClusterConfig]).await
 }

@@ -3,9 +3,9 @@
 //! environment (`FLUSS_GATEWAY__…`); all logic lives in the shared crates. The pool connects
 //! lazily, so init never depends on Fluss being reachable.
 
-use gateway_http::{Family, family_router, run_function};
+use gateway_http::{Family, run_families};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_function("fluss-ddl", |env| family_router(env, &[Family::Catalog])).await
+    run_families("fluss-ddl", &[Family::Catalog]).await
 }

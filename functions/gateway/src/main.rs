@@ -3,7 +3,9 @@
 //! inside Lambda it serves every route from a single function. Configuration comes from the
 //! environment (`FLUSS_GATEWAY__…`); all logic lives in the shared crates.
 
+use gateway_http::{Family, run_families};
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    gateway_http::run_function("fluss-gateway", gateway_http::gateway_router).await
+    run_families("fluss-gateway", &Family::ALL).await
 }

@@ -4,9 +4,9 @@
 //! all logic lives in the shared crates. The pool connects lazily, so init never depends on
 //! Fluss being reachable.
 
-use gateway_http::{Family, family_router, run_function};
+use gateway_http::{Family, run_families};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_function("fluss-lookup", |env| family_router(env, &[Family::Lookup])).await
+    run_families("fluss-lookup", &[Family::Lookup]).await
 }

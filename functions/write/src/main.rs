@@ -3,9 +3,9 @@
 //! Configuration comes from the environment (`FLUSS_GATEWAY__…`); all logic lives in the shared
 //! crates. The pool connects lazily, so init never depends on Fluss being reachable.
 
-use gateway_http::{Family, family_router, run_function};
+use gateway_http::{Family, run_families};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_function("fluss-write", |env| family_router(env, &[Family::Write])).await
+    run_families("fluss-write", &[Family::Write]).await
 }

@@ -56,9 +56,9 @@ pub use records::limits::{
 };
 pub use records::{WriteLimits, WriteState, write_routes};
 pub use serve::{
-    LISTEN_ENV, ServeError, config_problems, init_tracing, new_pool, run, run_function, serve,
-    serve_on,
+    App, EventHandler, Hook, LISTEN_ENV, SHUTDOWN_BUDGET, ServeError, config_problems,
+    init_tracing, new_pool, run, run_families, run_function, serve, serve_app, serve_on,
 };
 pub use standalone::{
-    Family, check_unknown_keys, family_router, gateway_router, settings_registry,
+    Family, check_unknown_keys, family_app, family_router, gateway_router, settings_registry,
 };

@@ -1,8 +1,16 @@
-//! Entry points: the Lambda runtime or a standalone HTTP server, same router.
+//! Process life of a function: the async build of what it serves ([`App`]: an HTTP router or
+//! an event handler), serving it through the Lambda runtime API or a standalone HTTP server,
+//! the after-response hooks, and shutting the pool down on SIGTERM.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
+use fluss_pool::Pool;
+use lambda_runtime::{Diagnostic, LambdaEvent};
 
 /// Environment variable naming the standalone listen address (default `127.0.0.1:8080`).
 pub const LISTEN_ENV: &str = "GATEWAY_LISTEN";
@@ -33,17 +41,222 @@ impl std::error::Error for ServeError {}
 /// Serves `router` through the Lambda runtime API when `AWS_LAMBDA_RUNTIME_API` is set (in Lambda
 /// and under `cargo lambda watch`), else as a standalone HTTP server on `GATEWAY_LISTEN`.
 pub async fn run(router: Router) -> Result<(), ServeError> {
+    serve_app(App::http(router)).await
+}
+
+/// Work run after a response has gone out: in Lambda once the runtime has posted the
+/// invocation's response (before the next invocation, while the container is still thawed),
+/// standalone after each request's response. The telemetry flush hooks in here.
+pub type Hook = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
+/// A plain Lambda event handler (SQS, Kinesis, … events as JSON), for functions without a
+/// router.
+pub type EventHandler = Arc<
+    dyn Fn(
+            LambdaEvent<serde_json::Value>,
+        ) -> Pin<Box<dyn Future<Output = Result<serde_json::Value, Diagnostic>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// What a function serves, built once per container by its `main`'s build step: an HTTP router
+/// or an event handler, the pool to shut down when the process is told to stop, and the hooks
+/// to run after each response.
+pub struct App {
+    entry: Entry,
+    pool: Option<Pool>,
+    after_response: Vec<Hook>,
+}
+
+enum Entry {
+    Http(Router),
+    Events(EventHandler),
+}
+
+impl App {
+    /// An HTTP function (API Gateway / ALB events in Lambda, a TCP listener standalone).
+    pub fn http(router: Router) -> Self {
+        App {
+            entry: Entry::Http(router),
+            pool: None,
+            after_response: Vec::new(),
+        }
+    }
+
+    /// An event function: `handler` gets each invocation's JSON event and answers JSON (e.g. an
+    /// SQS `batchItemFailures` document). Runs only under the Lambda runtime API.
+    pub fn events<F, Fut>(handler: F) -> Self
+    where
+        F: Fn(LambdaEvent<serde_json::Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<serde_json::Value, Diagnostic>> + Send + 'static,
+    {
+        App {
+            entry: Entry::Events(Arc::new(move |event| Box::pin(handler(event)))),
+            pool: None,
+            after_response: Vec::new(),
+        }
+    }
+
+    /// The pool whose writers are drained and connections closed on SIGTERM / SIGINT (within
+    /// [`SHUTDOWN_BUDGET`]) and when serving ends.
+    pub fn with_pool(mut self, pool: Pool) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
+    /// Adds `hook` to the work run after each response.
+    pub fn after_response(mut self, hook: Hook) -> Self {
+        self.after_response.push(hook);
+        self
+    }
+}
+
+/// What the shutdown hook may take: Lambda gives a function about 500 ms after SIGTERM.
+pub const SHUTDOWN_BUDGET: Duration = Duration::from_millis(400);
+
+/// Serves `app` through the Lambda runtime API when `AWS_LAMBDA_RUNTIME_API` is set (in Lambda
+/// and under `cargo lambda watch`), else (HTTP only) as a standalone server on `GATEWAY_LISTEN`
+/// that drains in-flight requests on SIGTERM. Either way the pool is shut down at the end.
+pub async fn serve_app(app: App) -> Result<(), ServeError> {
     init_tracing();
+    let App {
+        entry,
+        pool,
+        after_response,
+    } = app;
+    let hooks: Arc<[Hook]> = after_response.into();
     if std::env::var_os(LAMBDA_RUNTIME_API_ENV).is_some() {
-        lambda_http::run(router)
-            .await
-            .map_err(|e| ServeError::Serving(e.to_string()))
+        // Lambda sends SIGTERM (only when an extension is registered) before it stops the
+        // container: drain the pool then, the runtime loop never returns by itself.
+        spawn_shutdown_on_signal(pool.clone());
+        let served = match entry {
+            Entry::Http(router) => {
+                lambda_runtime::Runtime::new(lambda_http::Adapter::from(router))
+                    .layer(lambda_runtime::layers::TracingLayer::new())
+                    .layer(AfterInvokeLayer(hooks))
+                    .run()
+                    .await
+            }
+            Entry::Events(handler) => {
+                lambda_runtime::Runtime::new(lambda_runtime::service_fn(move |event| {
+                    handler(event)
+                }))
+                .layer(lambda_runtime::layers::TracingLayer::new())
+                .layer(AfterInvokeLayer(hooks))
+                .run()
+                .await
+            }
+        };
+        shut_down(pool.as_ref()).await;
+        served.map_err(|e| ServeError::Serving(e.to_string()))
     } else {
+        let Entry::Http(router) = entry else {
+            return Err(ServeError::Listen(format!(
+                "an event function runs only under the Lambda runtime API ({LAMBDA_RUNTIME_API_ENV} is not set)"
+            )));
+        };
+        let router = if hooks.is_empty() {
+            router
+        } else {
+            router.layer(axum::middleware::from_fn(
+                move |req, next: axum::middleware::Next| {
+                    let hooks = hooks.clone();
+                    async move {
+                        let response = next.run(req).await;
+                        tokio::spawn(async move {
+                            for hook in hooks.iter() {
+                                hook().await;
+                            }
+                        });
+                        response
+                    }
+                },
+            ))
+        };
         let addr = std::env::var(LISTEN_ENV).unwrap_or_else(|_| DEFAULT_LISTEN.to_owned());
         let addr: SocketAddr = addr
             .parse()
             .map_err(|e| ServeError::Listen(format!("{LISTEN_ENV}={addr}: {e}")))?;
-        serve(router, addr).await
+        let served = serve(router, addr).await;
+        shut_down(pool.as_ref()).await;
+        served
+    }
+}
+
+/// Drains and closes the pool's connections within [`SHUTDOWN_BUDGET`].
+async fn shut_down(pool: Option<&Pool>) {
+    if let Some(pool) = pool {
+        let started = std::time::Instant::now();
+        pool.shutdown(SHUTDOWN_BUDGET).await;
+        tracing::info!(
+            elapsed_ms = crate::middleware::elapsed_ms(started),
+            "pool shut down"
+        );
+    }
+}
+
+fn spawn_shutdown_on_signal(pool: Option<Pool>) {
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!("shutdown signal received");
+        shut_down(pool.as_ref()).await;
+        std::process::exit(0);
+    });
+}
+
+/// Runs the after-response hooks once the inner runtime stack (handler, then posting the
+/// response to the runtime API) is done with an invocation.
+#[derive(Clone)]
+struct AfterInvokeLayer(Arc<[Hook]>);
+
+impl<S> lambda_runtime::tower::Layer<S> for AfterInvokeLayer {
+    type Service = AfterInvoke<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        AfterInvoke {
+            inner,
+            hooks: self.0.clone(),
+        }
+    }
+}
+
+struct AfterInvoke<S> {
+    inner: S,
+    hooks: Arc<[Hook]>,
+}
+
+impl<S> lambda_runtime::Service<lambda_runtime::LambdaInvocation> for AfterInvoke<S>
+where
+    S: lambda_runtime::Service<
+            lambda_runtime::LambdaInvocation,
+            Response = (),
+            Error = lambda_runtime::Error,
+        >,
+    S::Future: 'static,
+{
+    type Response = ();
+    type Error = lambda_runtime::Error;
+    // Not `Send`: the runtime loop polls one invocation at a time on its own task, and
+    // lambda_http's adapter future over an axum router is not `Send`.
+    type Future = Pin<Box<dyn Future<Output = Result<(), lambda_runtime::Error>>>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, invocation: lambda_runtime::LambdaInvocation) -> Self::Future {
+        let done = self.inner.call(invocation);
+        let hooks = self.hooks.clone();
+        Box::pin(async move {
+            let outcome = done.await;
+            for hook in hooks.iter() {
+                hook().await;
+            }
+            outcome
+        })
     }
 }
 
@@ -97,29 +310,37 @@ pub fn init_tracing() {
 }
 
 /// The whole life of a function binary, so every `main` is one call: tracing, configuration from
-/// the process environment, the router, serving. `build` reports every configuration problem at
-/// once (see [`config_problems`]); those exit with code 2, as the Fluss Gateway's do, and serving
+/// the process environment, the (async) build of what it serves — so init may await a client,
+/// e.g. a secret — and serving. `build` reports every configuration problem at once (see
+/// [`config_problems`]); those exit with code 2, as the Fluss Gateway's do, and serving
 /// failures with 1. Messages name keys, never values.
-pub async fn run_function<F>(name: &str, build: F) -> std::process::ExitCode
+pub async fn run_function<F, Fut>(name: &str, build: F) -> std::process::ExitCode
 where
-    F: FnOnce(&std::collections::BTreeMap<String, String>) -> Result<Router, String>,
+    F: FnOnce(std::collections::BTreeMap<String, String>) -> Fut,
+    Fut: Future<Output = Result<App, String>>,
 {
     init_tracing();
     let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
-    let router = match build(&env) {
-        Ok(router) => router,
+    let app = match build(env).await {
+        Ok(app) => app,
         Err(problems) => {
             eprintln!("{name}: invalid configuration: {problems}");
             return std::process::ExitCode::from(2);
         }
     };
-    match run(router).await {
+    match serve_app(app).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{name}: {e}");
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// [`run_function`] of a function serving `families` (`fluss-write` serves
+/// `[Family::Write]`, `fluss-gateway` [`Family::ALL`]).
+pub async fn run_families(name: &str, families: &[crate::Family]) -> std::process::ExitCode {
+    run_function(name, |env| async move { crate::family_app(&env, families) }).await
 }
 
 /// Joins the messages of the configuration parts that failed, for [`run_function`].

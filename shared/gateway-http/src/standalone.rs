@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use axum::Router;
-use fluss_pool::{DeadlinePolicy, PoolConfig};
+use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
 use gateway_core::GatewayError;
 use gateway_core::settings::{self, Key};
 
 use crate::{
-    ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES, DdlOptions, DdlState, LookupLimits,
+    App, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES, DdlOptions, DdlState, LookupLimits,
     LookupState, WriteLimits, WriteState, build_router, config_problems, config_routes, ddl_routes,
     lookup_routes, new_pool, write_routes,
 };
@@ -83,6 +83,19 @@ pub fn family_router(
     env: &BTreeMap<String, String>,
     families: &[Family],
 ) -> Result<Router, String> {
+    family_parts(env, families).map(|(router, _)| router)
+}
+
+/// What a function serving `families` runs: their router over one pool, the pool shut down
+/// when the process is told to stop (see [`crate::serve_app`]).
+pub fn family_app(env: &BTreeMap<String, String>, families: &[Family]) -> Result<App, String> {
+    family_parts(env, families).map(|(router, pool)| App::http(router).with_pool(pool))
+}
+
+fn family_parts(
+    env: &BTreeMap<String, String>,
+    families: &[Family],
+) -> Result<(Router, Pool), String> {
     let settings = (
         check_unknown_keys(env),
         PoolConfig::from_map(env),
@@ -128,7 +141,7 @@ pub fn family_router(
     } else {
         DEFAULT_MAX_REQUEST_BYTES
     };
-    Ok(build_router(routes, max_bytes, deadlines))
+    Ok((build_router(routes, max_bytes, deadlines), pool))
 }
 
 #[cfg(test)]
