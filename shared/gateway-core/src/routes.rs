@@ -56,6 +56,45 @@ pub const PREFIX_LOOKUP: &str =
 /// Cluster dynamic configuration (extension, FIP-12).
 pub const CLUSTER_CONFIGS: &str = "/v1/clusters/{cluster}/configs";
 
+/// The class of an operation: what a caller must be allowed to do to call it. Authorization
+/// maps a principal's scopes onto these, so a matched route needs no second table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// Health, readiness and the API document: open to every caller.
+    Meta,
+    /// Reads: cluster, database, table and partition listings and descriptions, lookups.
+    Read,
+    /// Record writes.
+    Write,
+    /// Catalog changes: create, alter and drop databases, tables and partitions.
+    Ddl,
+    /// Cluster dynamic configuration (describe and alter): it shows and changes the cluster
+    /// for every client.
+    Config,
+}
+
+impl Operation {
+    /// Every class, in the order scopes are documented.
+    pub const ALL: [Operation; 5] = [
+        Operation::Meta,
+        Operation::Read,
+        Operation::Write,
+        Operation::Ddl,
+        Operation::Config,
+    ];
+
+    /// The scope name a credential must carry for this class (`meta` needs none).
+    pub const fn scope(self) -> &'static str {
+        match self {
+            Operation::Meta => "meta",
+            Operation::Read => "read",
+            Operation::Write => "write",
+            Operation::Ddl => "ddl",
+            Operation::Config => "config",
+        }
+    }
+}
+
 /// One operation of the public REST API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Route {
@@ -65,51 +104,65 @@ pub struct Route {
     pub path: &'static str,
     /// Name of the Lambda function that serves it (one of [`FUNCTIONS`]).
     pub function: &'static str,
+    /// What a caller must be allowed to do to call it.
+    pub operation: Operation,
     /// True for operations the Apache Fluss Gateway 1.0 does not have; clients written for it
     /// never call them, and the OpenAPI document marks them with `x-fluss-extension: true`.
     pub extension: bool,
 }
 
-const fn route(method: &'static str, path: &'static str, function: &'static str) -> Route {
+const fn route(
+    method: &'static str,
+    path: &'static str,
+    function: &'static str,
+    operation: Operation,
+) -> Route {
     Route {
         method,
         path,
         function,
+        operation,
         extension: false,
     }
 }
 
-const fn extension(method: &'static str, path: &'static str, function: &'static str) -> Route {
+const fn extension(
+    method: &'static str,
+    path: &'static str,
+    function: &'static str,
+    operation: Operation,
+) -> Route {
     Route {
         method,
         path,
         function,
+        operation,
         extension: true,
     }
 }
 
 /// Every operation of the public REST API, grouped by function.
 pub const ROUTES: &[Route] = &[
-    route("GET", HEALTH, FUNCTION_DDL),
-    route("GET", READY, FUNCTION_DDL),
-    route("GET", OPENAPI, FUNCTION_DDL),
-    route("GET", CLUSTERS, FUNCTION_DDL),
-    route("GET", DATABASES, FUNCTION_DDL),
-    route("POST", DATABASES, FUNCTION_DDL),
-    route("DELETE", DATABASE, FUNCTION_DDL),
-    route("GET", TABLES, FUNCTION_DDL),
-    route("POST", TABLES, FUNCTION_DDL),
-    route("GET", TABLE, FUNCTION_DDL),
-    route("PATCH", TABLE, FUNCTION_DDL),
-    route("DELETE", TABLE, FUNCTION_DDL),
-    route("GET", PARTITIONS, FUNCTION_DDL),
-    route("POST", PARTITIONS, FUNCTION_DDL),
-    route("DELETE", PARTITION, FUNCTION_DDL),
-    route("POST", RECORDS, FUNCTION_WRITE),
-    extension("POST", LOOKUP, FUNCTION_LOOKUP),
-    extension("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP),
-    extension("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG),
-    extension("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG),
+    route("GET", HEALTH, FUNCTION_DDL, Operation::Meta),
+    route("GET", READY, FUNCTION_DDL, Operation::Meta),
+    route("GET", OPENAPI, FUNCTION_DDL, Operation::Meta),
+    route("GET", CLUSTERS, FUNCTION_DDL, Operation::Read),
+    route("GET", DATABASES, FUNCTION_DDL, Operation::Read),
+    route("POST", DATABASES, FUNCTION_DDL, Operation::Ddl),
+    route("DELETE", DATABASE, FUNCTION_DDL, Operation::Ddl),
+    route("GET", TABLES, FUNCTION_DDL, Operation::Read),
+    route("POST", TABLES, FUNCTION_DDL, Operation::Ddl),
+    route("GET", TABLE, FUNCTION_DDL, Operation::Read),
+    route("PATCH", TABLE, FUNCTION_DDL, Operation::Ddl),
+    route("DELETE", TABLE, FUNCTION_DDL, Operation::Ddl),
+    route("GET", PARTITIONS, FUNCTION_DDL, Operation::Read),
+    route("POST", PARTITIONS, FUNCTION_DDL, Operation::Ddl),
+    route("DELETE", PARTITION, FUNCTION_DDL, Operation::Ddl),
+    route("POST", RECORDS, FUNCTION_WRITE, Operation::Write),
+    extension("POST", LOOKUP, FUNCTION_LOOKUP, Operation::Read),
+    extension("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP, Operation::Read),
+    extension("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config),
+    extension("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config),
 ];
 
 /// The routes one Lambda function serves, in table order.
@@ -128,6 +181,23 @@ pub fn find(method: &str, path: &str) -> Option<&'static Route> {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn every_route_has_the_operation_class_its_method_implies() {
+        for r in ROUTES {
+            let expected = match (r.method, r.path) {
+                (_, HEALTH | READY | OPENAPI) => Operation::Meta,
+                (_, CLUSTER_CONFIGS) => Operation::Config,
+                (_, RECORDS) => Operation::Write,
+                (_, LOOKUP | PREFIX_LOOKUP) => Operation::Read,
+                ("GET", _) => Operation::Read,
+                _ => Operation::Ddl,
+            };
+            assert_eq!(r.operation, expected, "{} {}", r.method, r.path);
+        }
+        let scopes: HashSet<&str> = Operation::ALL.iter().map(|o| o.scope()).collect();
+        assert_eq!(scopes.len(), Operation::ALL.len());
+    }
 
     #[test]
     fn every_method_and_path_pair_is_listed_once() {
