@@ -1,5 +1,6 @@
 //! The operations the Fluss Lambda Gateway performs on Fluss, below every entry point: write a
-//! batch with per-row outcomes, point and prefix lookups. Each takes a [`Call`] (who is calling,
+//! batch with per-row outcomes, point and prefix lookups, catalog calls and cluster dynamic
+//! configuration. Each takes a [`Call`] (who is calling,
 //! as which Fluss identity, until when) and returns `Result<_, GatewayError>`.
 //!
 //! No HTTP and no Lambda event types here: the HTTP handlers of `gateway-http` and the event
@@ -12,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod call;
+pub mod catalog;
 pub mod lookup;
 mod table;
 pub mod write;

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use fluss::metadata::{AlterConfig, AlterConfigOpType, DescribeConfig};
+use fluss_ops::catalog::Session;
 use fluss_pool::Pool;
 use gateway_core::routes::CLUSTER_CONFIGS;
 use gateway_core::settings::{self, Key, Kind, Slot, env_var_name};
@@ -180,20 +181,8 @@ async fn describe_configs(
     input.ensure_accepts_json()?;
     let prefix = prefix_filter(input.query())?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
-    state.pool.cluster(&cluster)?;
-    let deadline = ctx.call.deadline;
-    let conn = state
-        .pool
-        .connection(&cluster, &ctx.call.identity, &deadline)
-        .await?;
-    let admin = conn.admin()?;
-    let described = conn
-        .call(
-            &deadline,
-            "describing the cluster configs",
-            admin.describe_cluster_configs(),
-        )
-        .await?;
+    let session = Session::open(&state.pool, &ctx.call, &cluster).await?;
+    let described = session.describe_cluster_configs().await?;
     let response = describe_response(described, prefix.as_deref());
     // Counts only: values, even redacted ones, stay out of the log.
     tracing::info!(
@@ -217,20 +206,11 @@ async fn alter_configs(
     input.ensure_accepts_json()?;
     let request: AlterClusterConfigsRequest = input.json()?;
     let changes = to_alter_configs(&request);
-    state.pool.cluster(&cluster)?;
-    let deadline = ctx.call.deadline;
-    let conn = state
-        .pool
-        .connection(&cluster, &ctx.call.identity, &deadline)
-        .await?;
-    let admin = conn.admin()?;
-    conn.call(
-        &deadline,
-        "altering the cluster configs",
-        admin.alter_cluster_configs(changes),
-    )
-    .await
-    .map_err(|e| refusal_error(&e, &request))?;
+    let session = Session::open(&state.pool, &ctx.call, &cluster).await?;
+    session
+        .alter_cluster_configs(changes)
+        .await
+        .map_err(|e| refusal_error(&e, &request))?;
     // Keys and kinds only: a value may be a secret.
     tracing::info!(
         request_id = %ctx.request_id,

@@ -30,9 +30,7 @@ async fn list_databases(
 ) -> Result<Response, ApiError> {
     let query = page_query(input.query())?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let all = session
-        .call("listing databases", session.admin.list_databases())
-        .await?;
+    let all = session.list_databases().await?;
     let (databases, next_page_token) = page_of(all, |s| s.as_str(), &query)?;
     Ok(Json(DatabasesResponse {
         databases,
@@ -51,12 +49,7 @@ async fn create_database(
     let req: CreateDatabaseRequest = input.json()?;
     check_name("database", &req.database)?;
     let session = state.session(&ctx, &params.cluster).await?;
-    session
-        .call(
-            "creating the database",
-            session.admin.create_database(&req.database, None, false),
-        )
-        .await?;
+    session.create_database(&req.database).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %req.database, "database created");
     let location = database_location(&params.cluster, &req.database);
     let body = serde_json::to_value(DatabaseResponse {
@@ -78,12 +71,7 @@ async fn drop_database(
     // No cascade: Fluss refuses a database with tables (409 `database_not_empty`), so no
     // table of it can be in the pool's cache through us (our own table drops invalidate);
     // handles of tables dropped by other clients are noticed stale at their next use.
-    session
-        .call(
-            "dropping the database",
-            session.admin.drop_database(&params.database, false, false),
-        )
-        .await?;
+    session.drop_database(&params.database).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %params.database, "database dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -24,9 +24,9 @@ use std::time::Instant;
 use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use fluss::client::FlussAdmin;
-use fluss_pool::{Deadline, Pool, PooledConnection};
-use gateway_core::{ErrorCode, GatewayError};
+use fluss_ops::catalog::Session;
+use fluss_pool::Pool;
+use gateway_core::GatewayError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::middleware::{RequestCtx, elapsed_ms};
@@ -63,22 +63,14 @@ impl DdlState {
         self.options
     }
 
-    /// The cluster's connection and admin client for one request, behind the metadata gate:
-    /// 404 `cluster_not_found` without I/O, 429 `resource_exhausted` when the gate is full.
-    async fn session(&self, ctx: &RequestCtx, cluster: &str) -> Result<Session, GatewayError> {
+    /// The cluster's catalog session for one request, behind the metadata gate: 404
+    /// `cluster_not_found` without I/O, 429 `resource_exhausted` when the gate is full.
+    async fn session(&self, ctx: &RequestCtx, cluster: &str) -> Result<Gated, GatewayError> {
         // Before any I/O: an unknown cluster is a 404 without touching Fluss.
         self.pool.cluster(cluster)?;
         let permit = enter_gate(&self.gate, "catalog")?;
-        let deadline = ctx.call.deadline;
-        let conn = self
-            .pool
-            .connection(cluster, &ctx.call.identity, &deadline)
-            .await?;
-        let admin = conn.admin()?;
-        Ok(Session {
-            conn,
-            admin,
-            deadline,
+        Ok(Gated {
+            session: Session::open(&self.pool, &ctx.call, cluster).await?,
             _permit: permit,
         })
     }
@@ -110,58 +102,18 @@ struct DatabaseParams {
     database: String,
 }
 
-/// One request's hold on the cluster: the pooled connection, its admin client, the deadline
-/// and a permit of the metadata gate (released when the request ends).
-struct Session {
-    conn: Arc<PooledConnection>,
-    admin: Arc<FlussAdmin>,
-    deadline: Deadline,
+/// A catalog session holding a permit of the metadata gate (released when the request ends).
+struct Gated {
+    session: Session,
     _permit: OwnedSemaphorePermit,
 }
 
-impl Session {
-    /// Awaits a fluss-rs admin call until the deadline (504 `timeout`), mapping its error.
-    async fn call<T, F>(&self, what: &str, fut: F) -> Result<T, GatewayError>
-    where
-        F: std::future::Future<Output = fluss::error::Result<T>>,
-    {
-        self.conn.call(&self.deadline, what, fut).await
-    }
+impl std::ops::Deref for Gated {
+    type Target = Session;
 
-    /// 404 `database_not_found` unless `database` exists.
-    async fn ensure_database(&self, database: &str) -> Result<(), GatewayError> {
-        let exists = self
-            .call(
-                "checking the database",
-                self.admin.database_exists(database),
-            )
-            .await?;
-        if exists {
-            Ok(())
-        } else {
-            Err(database_not_found(database))
-        }
+    fn deref(&self) -> &Session {
+        &self.session
     }
-
-    /// A missing table may be a missing database: say which (404 `database_not_found`), as the
-    /// Fluss Gateway does. Any other failure of the extra check keeps the original error.
-    async fn refine_not_found(&self, database: &str, error: GatewayError) -> GatewayError {
-        if error.code() != ErrorCode::TableNotFound {
-            return error;
-        }
-        match self.ensure_database(database).await {
-            Err(e) if e.code() == ErrorCode::DatabaseNotFound => e,
-            _ => error,
-        }
-    }
-}
-
-/// 404 `database_not_found` in the gateway's words.
-fn database_not_found(database: &str) -> GatewayError {
-    GatewayError::new(
-        ErrorCode::DatabaseNotFound,
-        format!("database `{database}` does not exist"),
-    )
 }
 
 /// `201 Created` with `Location: <path>` and `body` (or no body).

@@ -13,7 +13,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
-use fluss::metadata::{PartitionSpec, TableInfo, TablePath};
+use fluss::metadata::PartitionSpec;
 use gateway_core::GatewayError;
 use gateway_core::names::check_partition_value;
 use gateway_core::routes::{PARTITION, PARTITIONS};
@@ -22,7 +22,7 @@ use gateway_core::wire::{
 };
 
 use super::pagination::{page_of, page_query};
-use super::{DdlState, Session, TableParams, created, encode_segment, table_location};
+use super::{DdlState, TableParams, created, encode_segment, table_location};
 use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
@@ -63,16 +63,7 @@ async fn list_partitions(
     let query = page_query(input.query())?;
     let path = params.path()?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let listed = session
-        .call(
-            "listing partitions",
-            session.admin.list_partition_infos(&path),
-        )
-        .await;
-    let infos = match listed {
-        Ok(infos) => infos,
-        Err(e) => return Err(session.refine_not_found(&params.database, e).await.into()),
-    };
+    let infos = session.list_partitions(&path).await?;
     let entries: Vec<PartitionEntry> = infos
         .iter()
         .map(|info| PartitionEntry {
@@ -104,21 +95,14 @@ async fn create_partition(
     let path = params.path()?;
     check_spec_values(&req.partition)?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let info = table_info(&session, &path, &params.database).await?;
+    let info = session.table_info(&path).await?;
     let values = values_of_spec(&info.partition_keys, &req.partition)?;
     let spec = fluss_spec(&info.partition_keys, &values);
-    session
-        .call(
-            "creating the partition",
-            session.admin.create_partition(&path, &spec, false),
-        )
-        .await?;
     let name = values.join(&NAME_SEPARATOR.to_string());
     // A caller may write the moment it sees 201: answer once the buckets can take writes.
     session
-        .conn
-        .await_bucket_leaders(&path, Some(&name), info.num_buckets, &session.deadline)
-        .await;
+        .create_partition(&path, &spec, &name, info.num_buckets)
+        .await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %name, "partition created");
     let location = format!(
         "{}/partitions/{}",
@@ -144,34 +128,12 @@ async fn drop_partition(
     let path = params.table().path()?;
     check_name_values(&params.partition)?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let info = table_info(&session, &path, &params.database).await?;
+    let info = session.table_info(&path).await?;
     let values = values_of_name(&info.partition_keys, &params.partition)?;
     let spec = fluss_spec(&info.partition_keys, &values);
-    session
-        .call(
-            "dropping the partition",
-            session.admin.drop_partition(&path, &spec, false),
-        )
-        .await?;
-    // Cached writers may still route to the dropped partition's id.
-    state.pool.invalidate(&params.cluster, &path);
+    session.drop_partition(&path, &spec).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %params.partition, "partition dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// The table's current info, with a missing database told apart from a missing table.
-async fn table_info(
-    session: &Session,
-    path: &TablePath,
-    database: &str,
-) -> Result<TableInfo, GatewayError> {
-    match session
-        .call("reading the table", session.admin.get_table_info(path))
-        .await
-    {
-        Ok(info) => Ok(info),
-        Err(e) => Err(session.refine_not_found(database, e).await),
-    }
 }
 
 /// 400 for a value of a partition spec that Fluss cannot store, checked before the table is

@@ -45,16 +45,7 @@ async fn list_tables(
     let query = page_query(input.query())?;
     check_name("database", &params.database)?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let all = session
-        .call(
-            "listing tables",
-            session.admin.list_tables(&params.database),
-        )
-        .await?;
-    // An empty answer may hide a missing database: 404 `database_not_found`, as upstream.
-    if all.is_empty() {
-        session.ensure_database(&params.database).await?;
-    }
+    let all = session.list_tables(&params.database).await?;
     let (tables, next_page_token) = page_of(all, |s| s.as_str(), &query)?;
     Ok(Json(TablesResponse {
         tables,
@@ -81,29 +72,15 @@ async fn create_table(
         return Ok(Json(validate_only_summary(&params.database, &req)).into_response());
     }
     let path = fluss::metadata::TablePath::new(params.database.clone(), req.table_name.clone());
+    // A caller may write the moment it sees 201: the session answers once the buckets can take
+    // writes.
+    let buckets = req
+        .distribution
+        .as_ref()
+        .map(|d| i32::try_from(d.bucket_count).unwrap_or(i32::MAX));
     session
-        .call(
-            "creating the table",
-            session.admin.create_table(&path, &descriptor, false),
-        )
+        .create_table(&path, &descriptor, !req.partitioned_by.is_empty(), buckets)
         .await?;
-    // A handle cached for an earlier table of the same name must not outlive it.
-    state.pool.invalidate(&params.cluster, &path);
-    if req.partitioned_by.is_empty() {
-        // A caller may write the moment it sees 201: answer once the buckets can take writes.
-        let buckets = match &req.distribution {
-            Some(d) => i32::try_from(d.bucket_count).unwrap_or(i32::MAX),
-            None => session
-                .call("loading the table", session.admin.get_table_info(&path))
-                .await
-                .map(|info| info.num_buckets)
-                .unwrap_or(1),
-        };
-        session
-            .conn
-            .await_bucket_leaders(&path, None, buckets, &session.deadline)
-            .await;
-    }
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
@@ -126,13 +103,7 @@ async fn describe_table(
     input.ensure_no_query()?;
     let path = params.path()?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let info = match session
-        .call("describing the table", session.admin.get_table_info(&path))
-        .await
-    {
-        Ok(info) => info,
-        Err(e) => return Err(session.refine_not_found(&params.database, e).await.into()),
-    };
+    let info = session.table_info(&path).await?;
     Ok(Json(table_description(&info)).into_response())
 }
 
@@ -147,17 +118,7 @@ async fn alter_table(
     let path = params.path()?;
     let changes = alter_changes(&req)?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let altered = session
-        .call(
-            "altering the table",
-            session.admin.alter_table(&path, false, changes),
-        )
-        .await;
-    if let Err(e) = altered {
-        return Err(session.refine_not_found(&params.database, e).await.into());
-    }
-    // The cached handle holds the old schema and writers bound to it.
-    state.pool.invalidate(&params.cluster, &path);
+    session.alter_table(&path, changes).await?;
     // Keys and column names only: a config value may be anything the caller chose.
     tracing::info!(
         request_id = %ctx.request_id,
@@ -247,13 +208,7 @@ async fn drop_table(
     input.ensure_no_query()?;
     let path = params.path()?;
     let session = state.session(&ctx, &params.cluster).await?;
-    let dropped = session
-        .call("dropping the table", session.admin.drop_table(&path, false))
-        .await;
-    if let Err(e) = dropped {
-        return Err(session.refine_not_found(&params.database, e).await.into());
-    }
-    state.pool.invalidate(&params.cluster, &path);
+    session.drop_table(&path).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, "table dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }
