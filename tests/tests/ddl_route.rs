@@ -533,7 +533,9 @@ async fn a_catalog_call_past_its_deadline_answers_504_instead_of_hanging() {
     use axum::body::{Body, to_bytes};
     use axum::http::Request;
     use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
-    use gateway_http::{DEFAULT_MAX_REQUEST_BYTES, DdlOptions, DdlState, build_router, ddl_routes};
+    use gateway_http::{
+        CatalogOptions, CatalogState, DEFAULT_MAX_REQUEST_BYTES, build_router, catalog_routes,
+    };
     use tower::ServiceExt;
 
     let stack = Stack::load();
@@ -543,8 +545,8 @@ async fn a_catalog_call_past_its_deadline_answers_504_instead_of_hanging() {
             request_timeout: timeout,
             ..DeadlinePolicy::default()
         };
-        let state = DdlState::new(pool.clone(), DdlOptions::default());
-        build_router(ddl_routes(state), DEFAULT_MAX_REQUEST_BYTES, deadlines)
+        let state = CatalogState::new(pool.clone(), CatalogOptions::default());
+        build_router(catalog_routes(state), DEFAULT_MAX_REQUEST_BYTES, deadlines)
     };
     let list = || {
         Request::get(format!("{BASE}/databases"))

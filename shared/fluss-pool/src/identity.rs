@@ -9,7 +9,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 /// What a secret prints as in `Debug`, `Display`, logs and config echoes.
-pub const REDACTED: &str = "******";
+pub use gateway_core::redact::REDACTED;
 
 /// A credential. Its only way out is [`Secret::expose`], called where the Fluss client
 /// configuration is built; `Debug` and `Display` print [`REDACTED`].

@@ -8,6 +8,7 @@
 pub mod codec;
 pub mod error;
 pub mod names;
+pub mod redact;
 pub mod routes;
 pub mod settings;
 pub mod types;

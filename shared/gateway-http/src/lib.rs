@@ -15,33 +15,35 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod admission;
 mod catalog;
 mod checks;
-mod configs;
+mod cluster_configs;
 mod error;
 mod extract;
+mod families;
 mod health;
 mod lookup;
 mod middleware;
+mod process;
 mod records;
-mod route_limits;
-mod serve;
-mod standalone;
 mod table_route;
 #[cfg(test)]
 mod test_support;
 
 pub use catalog::options::{DEFAULT_METADATA_MAX_CONCURRENT, METADATA_MAX_CONCURRENT_KEY};
-pub use catalog::{DdlOptions, DdlState, ddl_routes};
+pub use catalog::{CatalogOptions, CatalogState, catalog_routes};
 pub use checks::{
     ensure_accepts_json, ensure_json_content_type, ensure_no_query, is_json_media_type,
 };
-pub use configs::{
-    CONFIG_ENABLED_KEY, ConfigOptions, ConfigState, DEFAULT_CONFIG_ENABLED, REDACTED,
-    config_routes, has_embedded_password, is_sensitive_config_key, redact_config_value,
+pub use cluster_configs::{
+    CONFIG_ENABLED_KEY, ConfigOptions, ConfigState, DEFAULT_CONFIG_ENABLED, config_routes,
 };
 pub use error::{REQUEST_ID_HEADER, error_response};
 pub use extract::{ApiError, Input, ParseBody, serde_body};
+pub use families::{
+    Family, check_unknown_keys, family_app, family_router, gateway_router, settings_registry,
+};
 pub use health::health_routes;
 pub use lookup::limits::{
     DEFAULT_LOOKUP_MAX_CONCURRENT, DEFAULT_LOOKUP_MAX_KEY_BYTES, DEFAULT_LOOKUP_MAX_KEYS,
@@ -50,15 +52,12 @@ pub use lookup::limits::{
 };
 pub use lookup::{LookupLimits, LookupState, lookup_routes};
 pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router};
+pub use process::{
+    App, EventHandler, Hook, LISTEN_ENV, SHUTDOWN_BUDGET, ServeError, config_problems,
+    init_tracing, new_pool, run, run_families, run_function, serve, serve_app, serve_on,
+};
 pub use records::limits::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_ROWS, MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY,
     MAX_ROWS_KEY,
 };
 pub use records::{WriteLimits, WriteState, write_routes};
-pub use serve::{
-    App, EventHandler, Hook, LISTEN_ENV, SHUTDOWN_BUDGET, ServeError, config_problems,
-    init_tracing, new_pool, run, run_families, run_function, serve, serve_app, serve_on,
-};
-pub use standalone::{
-    Family, check_unknown_keys, family_app, family_router, gateway_router, settings_registry,
-};

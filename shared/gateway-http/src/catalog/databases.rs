@@ -12,18 +12,18 @@ use gateway_core::routes::{DATABASE, DATABASES};
 use gateway_core::wire::{CreateDatabaseRequest, DatabaseResponse, DatabasesResponse};
 
 use super::pagination::{page_of, page_query};
-use super::{ClusterParams, DatabaseParams, DdlState, created, database_location};
+use super::{CatalogState, ClusterParams, DatabaseParams, created, database_location};
 use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
-pub(super) fn routes() -> Router<DdlState> {
+pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
         .route(DATABASES, get(list_databases).post(create_database))
         .route(DATABASE, delete(drop_database))
 }
 
 async fn list_databases(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<ClusterParams>,
     input: Input,
@@ -40,7 +40,7 @@ async fn list_databases(
 }
 
 async fn create_database(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<ClusterParams>,
     input: Input,
@@ -60,7 +60,7 @@ async fn create_database(
 }
 
 async fn drop_database(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<DatabaseParams>,
     input: Input,

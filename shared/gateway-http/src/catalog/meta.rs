@@ -17,7 +17,7 @@ use gateway_core::GatewayError;
 use gateway_core::routes::{CLUSTERS, OPENAPI, READY};
 use gateway_core::wire::{ClustersResponse, ReadyResponse};
 
-use super::DdlState;
+use super::CatalogState;
 use crate::checks::ensure_no_query;
 use crate::error::error_response;
 use crate::middleware::RequestCtx;
@@ -25,7 +25,7 @@ use crate::middleware::RequestCtx;
 /// `docs/openapi.yaml`, compiled in so the function serves the document of its own build.
 const OPENAPI_YAML: &str = include_str!("../../../../docs/openapi.yaml");
 
-pub(super) fn routes() -> Router<DdlState> {
+pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
         .route(READY, get(ready))
         .route(OPENAPI, get(openapi))
@@ -68,7 +68,7 @@ fn openapi_json() -> Option<&'static str> {
 }
 
 async fn clusters(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     Extension(ctx): Extension<RequestCtx>,
     uri: Uri,
 ) -> Response {

@@ -29,16 +29,16 @@ use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::admission::enter_gate;
 use crate::middleware::{RequestCtx, elapsed_ms};
-use crate::route_limits::enter_gate;
 use crate::table_route::TableParams;
-pub use options::DdlOptions;
+pub use options::CatalogOptions;
 
 /// Everything the catalog routes share across requests; built once per container.
 #[derive(Clone)]
-pub struct DdlState {
+pub struct CatalogState {
     pool: Pool,
-    options: DdlOptions,
+    options: CatalogOptions,
     /// Catalog requests in flight; a full gate answers 429 instead of queueing behind the
     /// deadline (every DDL call goes to the one coordinator).
     gate: Arc<Semaphore>,
@@ -46,11 +46,11 @@ pub struct DdlState {
     started: Instant,
 }
 
-impl DdlState {
+impl CatalogState {
     /// State over `pool`, with the gate size of
     /// `options`. Build it at init: its creation time is the `uptime_ms` origin of `/health`.
-    pub fn new(pool: Pool, options: DdlOptions) -> Self {
-        DdlState {
+    pub fn new(pool: Pool, options: CatalogOptions) -> Self {
+        CatalogState {
             pool,
             options,
             gate: Arc::new(Semaphore::new(options.max_concurrent)),
@@ -59,7 +59,7 @@ impl DdlState {
     }
 
     /// The options in force.
-    pub fn options(&self) -> DdlOptions {
+    pub fn options(&self) -> CatalogOptions {
         self.options
     }
 
@@ -78,7 +78,7 @@ impl DdlState {
 
 /// The catalog route family, with `GET /health`. Compose it with other families by
 /// [`Router::merge`], then wrap the result with [`crate::build_router`] to serve it.
-pub fn ddl_routes(state: DdlState) -> Router {
+pub fn catalog_routes(state: CatalogState) -> Router {
     let started = state.started;
     Router::new()
         .merge(meta::routes())
@@ -195,7 +195,7 @@ mod tests {
                 .replace("{table}", "t")
                 .replace("{partition}", "p");
             let req = with_json(route.method, &url, r#"{"database":"db"}"#);
-            let (status, body) = call(router(state(DdlOptions::default())), req).await;
+            let (status, body) = call(router(state(CatalogOptions::default())), req).await;
             if route.path.starts_with("/v1/clusters/") {
                 // Reaching the handler: the unconfigured cluster is what it rejects first
                 // (or the body, which is not the route's).
@@ -214,7 +214,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_metadata_gate_answers_429_with_retry_after() {
-        let state = state(DdlOptions { max_concurrent: 1 });
+        let state = state(CatalogOptions { max_concurrent: 1 });
         let _held = state.gate.clone().try_acquire_owned().unwrap();
         let resp = router(state)
             .oneshot(get("/v1/clusters/default/databases"))
@@ -228,7 +228,7 @@ mod tests {
     async fn an_unreachable_cluster_is_a_retryable_503_not_a_500() {
         // Port 1 refuses connections: the pool answers `unavailable` within its connect bound.
         let (status, body) = call(
-            router(state(DdlOptions::default())),
+            router(state(CatalogOptions::default())),
             get("/v1/clusters/default/databases"),
         )
         .await;
@@ -258,7 +258,7 @@ mod tests {
                 )])
                 .unwrap(),
             );
-            let state = DdlState::new(pool, DdlOptions::default());
+            let state = CatalogState::new(pool, CatalogOptions::default());
             let (status, body) = call(router(state), as_axum(req)).await;
             assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
             assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
@@ -266,7 +266,7 @@ mod tests {
         let req =
             lambda_http::request::from_str(include_str!("../../../../events/ddl-health.json"))
                 .unwrap();
-        let (status, _) = call(router(state(DdlOptions::default())), as_axum(req)).await;
+        let (status, _) = call(router(state(CatalogOptions::default())), as_axum(req)).await;
         assert_eq!(status, StatusCode::OK);
     }
 

@@ -28,23 +28,23 @@ pub const KEYS: &[Key] = &[Key::new(
 
 /// Settings of the catalog (`fluss-ddl`) routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DdlOptions {
+pub struct CatalogOptions {
     /// Catalog requests in flight beyond this answer 429 `resource_exhausted`.
     pub max_concurrent: usize,
 }
 
-impl Default for DdlOptions {
+impl Default for CatalogOptions {
     fn default() -> Self {
-        DdlOptions {
+        CatalogOptions {
             max_concurrent: DEFAULT_METADATA_MAX_CONCURRENT,
         }
     }
 }
 
-impl DdlOptions {
+impl CatalogOptions {
     /// Reads the options from `map`; every problem is reported at once, by key (never by value).
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
-        let mut options = DdlOptions::default();
+        let mut options = CatalogOptions::default();
         settings::read(
             map,
             &[NAMESPACE],
@@ -68,17 +68,18 @@ mod tests {
     #[test]
     fn options_default_and_read_both_key_forms() {
         assert_eq!(
-            DdlOptions::from_map(&map(&[("PATH", "/bin")])).unwrap(),
-            DdlOptions::default()
+            CatalogOptions::from_map(&map(&[("PATH", "/bin")])).unwrap(),
+            CatalogOptions::default()
         );
-        assert_eq!(DdlOptions::default().max_concurrent, 16);
-        let env = DdlOptions::from_map(&map(&[(
+        assert_eq!(CatalogOptions::default().max_concurrent, 16);
+        let env = CatalogOptions::from_map(&map(&[(
             "FLUSS_GATEWAY__REST__METADATA__MAX_CONCURRENT_REQUESTS",
             "4",
         )]))
         .unwrap();
         assert_eq!(env.max_concurrent, 4);
-        let dotted = DdlOptions::from_map(&map(&[(METADATA_MAX_CONCURRENT_KEY, " 7 ")])).unwrap();
+        let dotted =
+            CatalogOptions::from_map(&map(&[(METADATA_MAX_CONCURRENT_KEY, " 7 ")])).unwrap();
         assert_eq!(dotted.max_concurrent, 7);
     }
 
@@ -94,7 +95,7 @@ mod tests {
 
     #[test]
     fn options_problems_name_keys_never_values() {
-        let e = DdlOptions::from_map(&map(&[
+        let e = CatalogOptions::from_map(&map(&[
             (METADATA_MAX_CONCURRENT_KEY, "lots-secret"),
             ("FLUSS_GATEWAY__REST__METADATA__MAX_CONCURENT", "1"),
             ("FLUSS_GATEWAY__REST__WRITE__MAX_ROWS", "5"),
@@ -111,7 +112,8 @@ mod tests {
         );
         assert!(!m.contains("lots-secret"), "{m}");
         assert!(!m.contains("MAX_ROWS"), "{m}");
-        let zero = DdlOptions::from_map(&map(&[(METADATA_MAX_CONCURRENT_KEY, "0")])).unwrap_err();
+        let zero =
+            CatalogOptions::from_map(&map(&[(METADATA_MAX_CONCURRENT_KEY, "0")])).unwrap_err();
         assert!(zero.message().contains("greater than 0"), "{zero}");
     }
 }

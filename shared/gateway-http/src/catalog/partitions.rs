@@ -22,14 +22,14 @@ use gateway_core::wire::{
 };
 
 use super::pagination::{page_of, page_query};
-use super::{DdlState, TableParams, created, encode_segment, table_location};
+use super::{CatalogState, TableParams, created, encode_segment, table_location};
 use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
 /// Separator of partition values in a partition name (Fluss's own).
 const NAME_SEPARATOR: char = '$';
 
-pub(super) fn routes() -> Router<DdlState> {
+pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
         .route(PARTITIONS, get(list_partitions).post(create_partition))
         .route(PARTITION, delete(drop_partition))
@@ -55,7 +55,7 @@ impl PartitionParams {
 }
 
 async fn list_partitions(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<TableParams>,
     input: Input,
@@ -85,7 +85,7 @@ async fn list_partitions(
 }
 
 async fn create_partition(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<TableParams>,
     input: Input,
@@ -119,7 +119,7 @@ async fn create_partition(
 }
 
 async fn drop_partition(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<PartitionParams>,
     input: Input,

@@ -23,11 +23,11 @@ use gateway_core::wire::{AlterTableRequest, CreateTableRequest, TableChange, Tab
 use std::time::Instant;
 
 use super::pagination::{page_of, page_query};
-use super::{DatabaseParams, DdlState, TableParams, created, elapsed_ms, table_location};
+use super::{CatalogState, DatabaseParams, TableParams, created, elapsed_ms, table_location};
 use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
 
-pub(super) fn routes() -> Router<DdlState> {
+pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
         .route(TABLES, get(list_tables).post(create_table))
         .route(
@@ -37,7 +37,7 @@ pub(super) fn routes() -> Router<DdlState> {
 }
 
 async fn list_tables(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<DatabaseParams>,
     input: Input,
@@ -55,7 +55,7 @@ async fn list_tables(
 }
 
 async fn create_table(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<DatabaseParams>,
     input: Input,
@@ -95,7 +95,7 @@ async fn create_table(
 }
 
 async fn describe_table(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<TableParams>,
     input: Input,
@@ -108,7 +108,7 @@ async fn describe_table(
 }
 
 async fn alter_table(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<TableParams>,
     input: Input,
@@ -200,7 +200,7 @@ fn ensure_key(index: usize, key: &str) -> Result<(), GatewayError> {
 }
 
 async fn drop_table(
-    State(state): State<DdlState>,
+    State(state): State<CatalogState>,
     ctx: RequestCtx,
     Path(params): Path<TableParams>,
     input: Input,

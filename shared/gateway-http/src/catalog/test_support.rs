@@ -7,10 +7,10 @@ use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
 
 pub(super) use crate::test_support::{call, get, with_json};
 
-use super::{DdlOptions, DdlState, ddl_routes};
+use super::{CatalogOptions, CatalogState, catalog_routes};
 
 /// State over clusters `default` and `other`, both on a port nobody listens on.
-pub(super) fn state(options: DdlOptions) -> DdlState {
+pub(super) fn state(options: CatalogOptions) -> CatalogState {
     let pool = Pool::new(
         PoolConfig::new(vec![
             ClusterConfig::plaintext("other", "127.0.0.1:1"),
@@ -18,18 +18,18 @@ pub(super) fn state(options: DdlOptions) -> DdlState {
         ])
         .unwrap(),
     );
-    DdlState::new(pool, options)
+    CatalogState::new(pool, options)
 }
 
 /// The served router with default options.
 pub(super) fn app() -> Router {
-    router(state(DdlOptions::default()))
+    router(state(CatalogOptions::default()))
 }
 
 /// The served router over `state`.
-pub(super) fn router(state: DdlState) -> Router {
+pub(super) fn router(state: CatalogState) -> Router {
     crate::build_router(
-        ddl_routes(state),
+        catalog_routes(state),
         crate::DEFAULT_MAX_REQUEST_BYTES,
         DeadlinePolicy::default(),
     )

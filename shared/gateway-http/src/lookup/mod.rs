@@ -24,9 +24,9 @@ use gateway_core::wire::{
 };
 use tokio::sync::Semaphore;
 
+use crate::admission::enter_gate;
 use crate::extract::{ApiError, Input};
 use crate::middleware::{RequestCtx, elapsed_ms};
-use crate::route_limits::enter_gate;
 use crate::table_route::TableParams;
 pub use limits::LookupLimits;
 

@@ -22,9 +22,9 @@ use gateway_core::routes::RECORDS;
 use gateway_core::wire::{WriteRequest, WriteResponse};
 use tokio::sync::Semaphore;
 
+use crate::admission::enter_gate;
 use crate::extract::{ApiError, Input};
 use crate::middleware::{RequestCtx, elapsed_ms};
-use crate::route_limits::enter_gate;
 use crate::table_route::TableParams;
 pub use limits::WriteLimits;
 

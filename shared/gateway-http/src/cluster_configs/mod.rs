@@ -30,6 +30,9 @@ use gateway_core::{ErrorCode, GatewayError};
 use crate::checks::{ensure_json_content_type, percent_decode};
 use crate::extract::{ApiError, Input};
 use crate::middleware::RequestCtx;
+use gateway_core::redact::{
+    REDACTED, has_embedded_password, is_sensitive_config_key, redact_config_value,
+};
 
 /// `gateway.rest.config.enabled` (ours): serve the config routes. Off by default, because a
 /// PATCH changes the cluster for every client; until auth scopes exist, the deployer opts in.
@@ -37,26 +40,8 @@ pub const CONFIG_ENABLED_KEY: &str = "gateway.rest.config.enabled";
 /// Default of [`CONFIG_ENABLED_KEY`]: disabled; the routes answer 404 `not_found` saying how to
 /// enable them.
 pub const DEFAULT_CONFIG_ENABLED: bool = false;
-/// What a sensitive value is replaced with (as `Secret` prints in config echoes).
-pub const REDACTED: &str = "******";
 
 const NAMESPACE: &str = "gateway.rest.config.";
-
-/// Fragments that make a key sensitive when found anywhere in it, matched after lower-casing
-/// the key and removing `-` and `_` (so `accessKeyId`, `access-key` and `access_key` all hit
-/// `accesskey`).
-const SENSITIVE_FRAGMENTS: [&str; 10] = [
-    "jaas",
-    "password",
-    "passwd",
-    "secret",
-    "credential",
-    "token",
-    "keystore",
-    "truststore",
-    "accesskey",
-    "privatekey",
-];
 
 /// Settings of the config routes, read from the configuration map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,51 +109,6 @@ pub fn config_routes(state: ConfigState) -> Router {
     Router::new()
         .route(CLUSTER_CONFIGS, get(describe_configs).patch(alter_configs))
         .with_state(state)
-}
-
-/// Whether `key` names a config whose value must never leave the gateway in clear.
-///
-/// The rule: lower-case the key and drop `-` and `_`; the key is sensitive when it contains
-/// one of `jaas`, `password`, `passwd`, `secret`, `credential`, `token`, `keystore`,
-/// `truststore`, `accesskey`, `privatekey`, or when one of its dot-separated segments ends
-/// with `key` (key material such as `ssl.key`, `s3.secret-key`, `oss.access-key`). The rule
-/// errs towards hiding: a harmless value shown as `******` costs a look at the server's
-/// file, a leaked password costs a rotation.
-pub fn is_sensitive_config_key(key: &str) -> bool {
-    let normalised: String = key
-        .chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect();
-    SENSITIVE_FRAGMENTS.iter().any(|f| normalised.contains(f))
-        || normalised
-            .split('.')
-            .any(|segment| segment.ends_with("key"))
-}
-
-/// Whether `value` carries a password of its own, whatever its key: a URL with a password in
-/// its user info (`scheme://user:password@host`), as JDBC or metastore URIs may.
-pub fn has_embedded_password(value: &str) -> bool {
-    value.match_indices("://").any(|(at, sep)| {
-        let rest = &value[at + sep.len()..];
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        authority
-            .rsplit_once('@')
-            .is_some_and(|(user_info, _)| user_info.contains(':'))
-    })
-}
-
-/// The value of `key` as callers may see it: [`REDACTED`] when [`is_sensitive_config_key`] or
-/// [`has_embedded_password`] holds, else unchanged. A missing value stays missing (there is
-/// nothing to hide, and the absence is useful).
-pub fn redact_config_value(key: &str, value: Option<String>) -> Option<String> {
-    value.map(|v| {
-        if is_sensitive_config_key(key) || has_embedded_password(&v) {
-            REDACTED.to_owned()
-        } else {
-            v
-        }
-    })
 }
 
 async fn describe_configs(
@@ -687,7 +627,7 @@ mod tests {
         // events/config-describe.json through lambda_http's own conversion, as in Lambda. The
         // pool knows no cluster `default`, so reaching the handler answers 404
         // `cluster_not_found` without any I/O.
-        let event = include_str!("../../../events/config-describe.json");
+        let event = include_str!("../../../../events/config-describe.json");
         let req = lambda_http::request::from_str(event).unwrap();
         let pool = Pool::new(
             PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),

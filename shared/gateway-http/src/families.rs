@@ -9,9 +9,9 @@ use gateway_core::GatewayError;
 use gateway_core::settings::{self, Key};
 
 use crate::{
-    App, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES, DdlOptions, DdlState, LookupLimits,
-    LookupState, WriteLimits, WriteState, build_router, config_problems, config_routes, ddl_routes,
-    lookup_routes, new_pool, write_routes,
+    App, CatalogOptions, CatalogState, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES,
+    LookupLimits, LookupState, WriteLimits, WriteState, build_router, catalog_routes,
+    config_problems, config_routes, lookup_routes, new_pool, write_routes,
 };
 
 /// A route family: the unit a function serves. A function's `main` names its families; the
@@ -47,7 +47,7 @@ pub fn settings_registry() -> Vec<Key> {
         crate::catalog::options::KEYS,
         crate::records::limits::KEYS,
         crate::lookup::limits::KEYS,
-        crate::configs::KEYS,
+        crate::cluster_configs::KEYS,
     ]
     .concat()
 }
@@ -100,7 +100,7 @@ fn family_parts(
         check_unknown_keys(env),
         PoolConfig::from_map(env),
         DeadlinePolicy::from_map(env),
-        DdlOptions::from_map(env),
+        CatalogOptions::from_map(env),
         WriteLimits::from_map(env),
         LookupLimits::from_map(env),
         ConfigOptions::from_map(env),
@@ -122,7 +122,7 @@ fn family_parts(
     let mut routes = Router::new();
     for family in families {
         routes = routes.merge(match family {
-            Family::Catalog => ddl_routes(DdlState::new(pool.clone(), ddl)),
+            Family::Catalog => catalog_routes(CatalogState::new(pool.clone(), ddl)),
             Family::Write => write_routes(WriteState::new(pool.clone(), write)),
             Family::Lookup => lookup_routes(LookupState::new(pool.clone(), lookup)),
             Family::ClusterConfig => {
