@@ -338,7 +338,7 @@ where
 }
 
 /// [`run_function`] of a function serving `families` (`fluss-write` serves
-/// `[Family::Write]`, `fluss-gateway` [`Family::ALL`]).
+/// `[Family::Write]`, `fluss-gateway` [`crate::Family::ALL`]).
 pub async fn run_families(name: &str, families: &[crate::Family]) -> std::process::ExitCode {
     run_function(name, |env| async move { crate::family_app(&env, families) }).await
 }

@@ -7,20 +7,19 @@
 
 use std::sync::OnceLock;
 
+use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Json};
 use gateway_core::GatewayError;
 use gateway_core::routes::{CLUSTERS, OPENAPI, READY};
 use gateway_core::wire::{ClustersResponse, ReadyResponse};
 
 use super::CatalogState;
 use crate::checks::ensure_no_query;
-use crate::error::error_response;
-use crate::middleware::RequestCtx;
+use crate::extract::ApiError;
 
 /// `docs/openapi.yaml`, compiled in so the function serves the document of its own build.
 const OPENAPI_YAML: &str = include_str!("../../../../docs/openapi.yaml");
@@ -32,18 +31,13 @@ pub(super) fn routes() -> Router<CatalogState> {
         .route(CLUSTERS, get(clusters))
 }
 
-async fn ready(Extension(ctx): Extension<RequestCtx>, uri: Uri) -> Response {
-    ensure_no_query(&uri)
-        .map(|()| Json(ReadyResponse::ready()).into_response())
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+async fn ready(uri: Uri) -> Result<Response, ApiError> {
+    ensure_no_query(&uri)?;
+    Ok(Json(ReadyResponse::ready()).into_response())
 }
 
-async fn openapi(Extension(ctx): Extension<RequestCtx>, uri: Uri) -> Response {
-    run_openapi(&uri).unwrap_or_else(|e| error_response(&e, &ctx.request_id))
-}
-
-fn run_openapi(uri: &Uri) -> Result<Response, GatewayError> {
-    ensure_no_query(uri)?;
+async fn openapi(uri: Uri) -> Result<Response, ApiError> {
+    ensure_no_query(&uri)?;
     let json = openapi_json().ok_or_else(|| {
         GatewayError::internal("the OpenAPI document of this build cannot be rendered")
     })?;
@@ -67,24 +61,17 @@ fn openapi_json() -> Option<&'static str> {
     .as_deref()
 }
 
-async fn clusters(
-    State(state): State<CatalogState>,
-    Extension(ctx): Extension<RequestCtx>,
-    uri: Uri,
-) -> Response {
-    ensure_no_query(&uri)
-        .map(|()| {
-            let mut clusters: Vec<String> = state
-                .pool
-                .config()
-                .clusters()
-                .iter()
-                .map(|c| c.id.clone())
-                .collect();
-            clusters.sort();
-            Json(ClustersResponse { clusters }).into_response()
-        })
-        .unwrap_or_else(|e| error_response(&e, &ctx.request_id))
+async fn clusters(State(state): State<CatalogState>, uri: Uri) -> Result<Response, ApiError> {
+    ensure_no_query(&uri)?;
+    let mut clusters: Vec<String> = state
+        .pool
+        .config()
+        .clusters()
+        .iter()
+        .map(|c| c.id.clone())
+        .collect();
+    clusters.sort();
+    Ok(Json(ClustersResponse { clusters }).into_response())
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The catalog route family served by `fluss-ddl`: health, readiness, the OpenAPI document,
 //! clusters, databases, tables and partitions, wire-compatible with the Fluss Gateway 1.0.
 //!
-//! Every handler is thin: it extracts the request, calls a `run_*` function returning
-//! `Result<Response, GatewayError>` and renders the error through [`error_response`]. Cheap
-//! checks (query string, content type, body shape, names, unknown cluster) run before the
-//! metadata concurrency gate and before any Fluss I/O; every Fluss call is bounded by the
-//! request deadline (504 `timeout`). DDL the gateway runs itself drops the pool's cached table
+//! Every handler is thin: it extracts the request, runs the cheap checks (query string, content
+//! type, body shape, names, unknown cluster) before the metadata concurrency gate and before any
+//! Fluss I/O, calls the catalog operations of [`fluss_ops::catalog::Session`] (every Fluss call
+//! bounded by the request deadline, 504 `timeout`) and returns `Result<Response, ApiError>`,
+//! which the middleware renders. DDL the gateway runs itself drops the pool's cached table
 //! handle, so the write and lookup routes of the same container see the change at once.
 //!
 //! Refuses: cascading drops (a non-empty database is 409 `database_not_empty`), and checks only
