@@ -181,6 +181,25 @@ pub async fn bounded<T>(what: &str, fut: impl std::future::Future<Output = T>) -
         .unwrap_or_else(|_| panic!("{what} did not finish within {CALL_DEADLINE:?}"))
 }
 
+/// Creates the database of `path` (if absent) and the table `path` from `descriptor`, through
+/// fluss-rs directly (fixtures made outside the gateway). Callers wait for leaders as they need.
+pub async fn create_table(
+    conn: &FlussConnection,
+    path: &fluss::metadata::TablePath,
+    descriptor: &fluss::metadata::TableDescriptor,
+) {
+    let admin = conn.get_admin().expect("admin");
+    bounded(
+        "create database",
+        admin.create_database(path.database(), None, true),
+    )
+    .await
+    .expect("create database");
+    bounded("create table", admin.create_table(path, descriptor, false))
+        .await
+        .expect("create table");
+}
+
 /// Waits until every bucket of a freshly created table has a leader (its latest offset can be
 /// listed): a write sent before that fails with NotLeaderOrFollower once the client's finite
 /// retries, which have no backoff, are used up.

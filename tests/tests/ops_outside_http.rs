@@ -28,13 +28,6 @@ async fn the_write_op_outside_http_writes_rows_that_read_back_natively() {
     let stack = Stack::load();
     let conn = stack.connect_plaintext().await;
     let path = TablePath::new("ops_it".to_owned(), unique_name("kv"));
-    let admin = conn.get_admin().expect("admin");
-    bounded(
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .expect("create database");
     let schema = Schema::builder()
         .column("id", DataTypes::int())
         .column("name", DataTypes::string())
@@ -46,9 +39,7 @@ async fn the_write_op_outside_http_writes_rows_that_read_back_natively() {
         .distributed_by(Some(1), vec![])
         .build()
         .expect("descriptor");
-    bounded("create table", admin.create_table(&path, &desc, false))
-        .await
-        .expect("create table");
+    integration_tests::create_table(&conn, &path, &desc).await;
     integration_tests::wait_for_leaders(&conn, &path, 1).await;
 
     let pool = pool(&stack);

@@ -288,22 +288,13 @@ async fn a_write_to_a_missing_partition_answers_404_instead_of_hanging() {
         .column("v", DataTypes::bigint())
         .build()
         .expect("schema");
-    let admin = conn.get_admin().expect("admin");
-    bounded(
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .expect("create database");
     let desc = fluss::metadata::TableDescriptor::builder()
         .schema(schema)
         .partitioned_by(vec!["dt"])
         .distributed_by(Some(1), vec![])
         .build()
         .expect("descriptor");
-    bounded("create table", admin.create_table(&path, &desc, false))
-        .await
-        .expect("create table");
+    integration_tests::create_table(&conn, &path, &desc).await;
     let body = json!({"entries":[{"id":"a1","append":{"dt":"2026-12-02","v":"1"}}]});
 
     let started = Instant::now();
@@ -320,6 +311,7 @@ async fn a_write_to_a_missing_partition_answers_404_instead_of_hanging() {
             .into_iter()
             .collect::<std::collections::HashMap<_, _>>(),
     );
+    let admin = conn.get_admin().expect("admin");
     bounded(
         "create partition",
         admin.create_partition(&path, &spec, false),

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use fluss::client::FlussConnection;
 use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
-use integration_tests::bounded;
 use serde_json::{Value, json};
 
 use crate::write_support::{Answer, Gateway, http, records_url};
@@ -45,13 +44,6 @@ pub async fn create(
     bucket_keys: &[&str],
     partitioned_by: &[&str],
 ) {
-    let admin = conn.get_admin().expect("admin");
-    bounded(
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .expect("create database");
     let mut builder = TableDescriptor::builder().schema(schema).distributed_by(
         Some(buckets),
         bucket_keys.iter().map(|k| (*k).to_owned()).collect(),
@@ -60,9 +52,7 @@ pub async fn create(
         builder = builder.partitioned_by(partitioned_by.to_vec());
     }
     let desc = builder.build().expect("descriptor");
-    bounded("create table", admin.create_table(path, &desc, false))
-        .await
-        .expect("create table");
+    integration_tests::create_table(conn, path, &desc).await;
     if partitioned_by.is_empty() {
         integration_tests::wait_for_leaders(conn, path, buckets).await;
     }

@@ -316,21 +316,12 @@ pub fn records_url(cluster: &str, path: &TablePath) -> String {
 
 /// Creates `db` (if absent) and a table from `schema` with one bucket.
 pub async fn create_table(conn: &FlussConnection, path: &TablePath, schema: Schema) {
-    let admin = conn.get_admin().expect("admin");
-    bounded(
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .expect("create database");
     let desc = TableDescriptor::builder()
         .schema(schema)
         .distributed_by(Some(1), vec![])
         .build()
         .expect("descriptor");
-    bounded("create table", admin.create_table(path, &desc, false))
-        .await
-        .expect("create table");
+    integration_tests::create_table(conn, path, &desc).await;
     integration_tests::wait_for_leaders(conn, path, 1).await;
 }
 
