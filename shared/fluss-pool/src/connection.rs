@@ -15,7 +15,7 @@ use gateway_core::{ErrorCode, GatewayError};
 use crate::Deadline;
 use crate::config::ClusterConfig;
 use crate::health::{Health, HealthSnapshot, is_connection_level, is_server_answer};
-use crate::pool::Stats;
+use crate::metrics::Stats;
 use crate::table::{Resolved, TableCache, TableHandle};
 
 /// A pooled connection to one cluster as one identity.

@@ -40,5 +40,6 @@ pub use deadline::{Deadline, DeadlinePolicy};
 pub use health::HealthSnapshot;
 pub use identity::{Identity, Secret};
 pub use leaders::{LeaderWait, MAX_LEADER_WAIT};
-pub use pool::{Pool, PoolStats};
+pub use metrics::PoolStats;
+pub use pool::Pool;
 pub use table::TableHandle;

@@ -1,6 +1,15 @@
-//! Pool metrics through the `metrics` facade; the telemetry crate installs the recorder and
+//! Pool metrics and the pool's own event counters.
+//!
+//! Metrics go through the `metrics` facade; the telemetry crate installs the recorder and
 //! exports them. Labels come only from bounded sets: the configured cluster id, the identity
 //! kind (`service`/`user`, never a user name) and fixed outcome words.
+//!
+//! The counters behind [`PoolStats`] live here too, recorded by the same `Stats::record_*`
+//! call that emits the metric, so a pool event cannot be counted in one place and missed in
+//! the other.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Connection attempts; label `result` = `ok` | `error` | `timeout`.
 pub const CONNECTS: &str = "gateway.pool.connects.total";
@@ -106,17 +115,122 @@ pub(crate) fn count(
         .increment(1);
 }
 
-pub(crate) fn connect_latency(cluster: &str, millis: f64) {
-    metrics::histogram!(CONNECT_LATENCY_MS, "cluster" => cluster.to_owned()).record(millis);
-}
-
-pub(crate) fn table_fill(cluster: &str) {
-    metrics::counter!(TABLE_FILLS, "cluster" => cluster.to_owned()).increment(1);
-}
-
 pub(crate) fn table_invalidation(cluster: &str, reason: &'static str) {
     metrics::counter!(TABLE_INVALIDATIONS, "cluster" => cluster.to_owned(), "reason" => reason)
         .increment(1);
+}
+
+/// Counters of pool events since the pool was created (also exported as metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections established.
+    pub connects: u64,
+    /// Connection attempts that failed.
+    pub connect_failures: u64,
+    /// Connections established to replace one that proved dead.
+    pub reconnects: u64,
+    /// Probes that passed.
+    pub probes_ok: u64,
+    /// Probes that failed (each retires its connection).
+    pub probes_failed: u64,
+    /// Connections retired (probe failed or too many failures).
+    pub retired: u64,
+    /// Table handles built from cluster metadata (first use, or the table changed).
+    pub table_fills: u64,
+    /// `with_table` retries on a fresh handle after a cached one proved stale.
+    pub stale_table_retries: u64,
+}
+
+/// The live counters behind [`PoolStats`], shared by the pool and its connections' table
+/// caches. Only the `record_*` methods change them, each also emitting the event's metric.
+#[derive(Default)]
+pub(crate) struct Stats {
+    connects: AtomicU64,
+    connect_failures: AtomicU64,
+    reconnects: AtomicU64,
+    probes_ok: AtomicU64,
+    probes_failed: AtomicU64,
+    retired: AtomicU64,
+    table_fills: AtomicU64,
+    stale_table_retries: AtomicU64,
+}
+
+impl Stats {
+    pub(crate) fn snapshot(&self) -> PoolStats {
+        PoolStats {
+            connects: self.connects.load(Ordering::Relaxed),
+            connect_failures: self.connect_failures.load(Ordering::Relaxed),
+            reconnects: self.reconnects.load(Ordering::Relaxed),
+            probes_ok: self.probes_ok.load(Ordering::Relaxed),
+            probes_failed: self.probes_failed.load(Ordering::Relaxed),
+            retired: self.retired.load(Ordering::Relaxed),
+            table_fills: self.table_fills.load(Ordering::Relaxed),
+            stale_table_retries: self.stale_table_retries.load(Ordering::Relaxed),
+        }
+    }
+
+    /// A connection was established after `elapsed`.
+    pub(crate) fn record_connect(&self, cluster: &str, identity: &'static str, elapsed: Duration) {
+        bump(&self.connects);
+        count(CONNECTS, cluster, identity, "result", "ok");
+        metrics::histogram!(CONNECT_LATENCY_MS, "cluster" => cluster.to_owned())
+            .record(elapsed.as_secs_f64() * 1000.0);
+    }
+
+    /// A connect attempt failed; `result` is `error`, or `timeout` when the caller's own
+    /// deadline ended it.
+    pub(crate) fn record_connect_failure(
+        &self,
+        cluster: &str,
+        identity: &'static str,
+        result: &'static str,
+    ) {
+        bump(&self.connect_failures);
+        count(CONNECTS, cluster, identity, "result", result);
+    }
+
+    /// The connection just made replaces one retired for `reason`.
+    pub(crate) fn record_reconnect(
+        &self,
+        cluster: &str,
+        identity: &'static str,
+        reason: &'static str,
+    ) {
+        bump(&self.reconnects);
+        count(RECONNECTS, cluster, identity, "reason", reason);
+    }
+
+    /// A health probe reached a verdict (a probe the caller's deadline cut short has none and
+    /// is not recorded).
+    pub(crate) fn record_probe(&self, cluster: &str, identity: &'static str, passed: bool) {
+        let (counter, result) = if passed {
+            (&self.probes_ok, "ok")
+        } else {
+            (&self.probes_failed, "failed")
+        };
+        bump(counter);
+        count(PROBES, cluster, identity, "result", result);
+    }
+
+    /// A connection was retired; its metric is the `reconnects` of its replacement.
+    pub(crate) fn record_retired(&self) {
+        bump(&self.retired);
+    }
+
+    /// A table handle was built from cluster metadata.
+    pub(crate) fn record_table_fill(&self, cluster: &str) {
+        bump(&self.table_fills);
+        metrics::counter!(TABLE_FILLS, "cluster" => cluster.to_owned()).increment(1);
+    }
+
+    /// `with_table` retried on a fresh handle.
+    pub(crate) fn record_stale_table_retry(&self) {
+        bump(&self.stale_table_retries);
+    }
+}
+
+fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
 }
 
 #[cfg(test)]

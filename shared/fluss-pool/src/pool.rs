@@ -24,63 +24,11 @@ use crate::config::{ClusterConfig, PoolConfig, format_duration};
 use crate::connection::PooledConnection;
 use crate::health::{Action, ProbeReason};
 use crate::identity::Identity;
-use crate::metrics;
+use crate::metrics::{PoolStats, Stats};
 use crate::table::TableHandle;
 
 /// Bound on draining a retired connection's writer in the background.
 const RETIRE_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Counters of pool events since the pool was created (also exported as metrics).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Connections established.
-    pub connects: u64,
-    /// Connection attempts that failed.
-    pub connect_failures: u64,
-    /// Connections established to replace one that proved dead.
-    pub reconnects: u64,
-    /// Probes that passed.
-    pub probes_ok: u64,
-    /// Probes that failed (each retires its connection).
-    pub probes_failed: u64,
-    /// Connections retired (probe failed or too many failures).
-    pub retired: u64,
-    /// Table handles built from cluster metadata (first use, or the table changed).
-    pub table_fills: u64,
-    /// `with_table` retries on a fresh handle after a cached one proved stale.
-    pub stale_table_retries: u64,
-}
-
-#[derive(Default)]
-pub(crate) struct Stats {
-    connects: AtomicU64,
-    connect_failures: AtomicU64,
-    reconnects: AtomicU64,
-    probes_ok: AtomicU64,
-    probes_failed: AtomicU64,
-    retired: AtomicU64,
-    pub(crate) table_fills: AtomicU64,
-    stale_table_retries: AtomicU64,
-}
-
-impl Stats {
-    fn snapshot(&self) -> PoolStats {
-        PoolStats {
-            connects: self.connects.load(Ordering::Relaxed),
-            connect_failures: self.connect_failures.load(Ordering::Relaxed),
-            reconnects: self.reconnects.load(Ordering::Relaxed),
-            probes_ok: self.probes_ok.load(Ordering::Relaxed),
-            probes_failed: self.probes_failed.load(Ordering::Relaxed),
-            retired: self.retired.load(Ordering::Relaxed),
-            table_fills: self.table_fills.load(Ordering::Relaxed),
-            stale_table_retries: self.stale_table_retries.load(Ordering::Relaxed),
-        }
-    }
-}
-
-pub(crate) fn bump(counter: &AtomicU64) {
-    counter.fetch_add(1, Ordering::Relaxed);
-}
 
 /// State only the connecting request touches (behind the slot's async lock).
 #[derive(Default)]
@@ -264,19 +212,11 @@ impl Pool {
                     self.inner.stats.clone(),
                 ));
                 slot.set(Some(conn.clone()));
-                bump(&self.inner.stats.connects);
                 let elapsed = started.elapsed();
-                metrics::count(metrics::CONNECTS, cluster, identity.kind(), "result", "ok");
-                metrics::connect_latency(cluster, elapsed.as_secs_f64() * 1000.0);
+                let stats = &self.inner.stats;
+                stats.record_connect(cluster, identity.kind(), elapsed);
                 if let Some(reason) = state.retired_because.take() {
-                    bump(&self.inner.stats.reconnects);
-                    metrics::count(
-                        metrics::RECONNECTS,
-                        cluster,
-                        identity.kind(),
-                        "reason",
-                        reason,
-                    );
+                    stats.record_reconnect(cluster, identity.kind(), reason);
                 }
                 tracing::info!(
                     cluster,
@@ -288,19 +228,14 @@ impl Pool {
                 Ok(conn)
             }
             Err(failure) => {
-                bump(&self.inner.stats.connect_failures);
                 let result = if failure.by_caller_deadline {
                     "timeout"
                 } else {
                     "error"
                 };
-                metrics::count(
-                    metrics::CONNECTS,
-                    cluster,
-                    identity.kind(),
-                    "result",
-                    result,
-                );
+                self.inner
+                    .stats
+                    .record_connect_failure(cluster, identity.kind(), result);
                 if !failure.by_caller_deadline {
                     state.last_failure = Some((attempt, failure.error.clone()));
                 }
@@ -381,24 +316,19 @@ impl Pool {
             None if by_caller_deadline => ProbeOutcome::CutShort,
             _ => ProbeOutcome::Failed,
         };
-        let (word, counter) = match verdict {
+        let stats = &self.inner.stats;
+        let word = match verdict {
             ProbeOutcome::Passed => {
                 conn.health.record_probe_ok();
-                ("ok", Some(&self.inner.stats.probes_ok))
+                stats.record_probe(conn.cluster_id(), conn.identity_kind(), true);
+                "ok"
             }
-            ProbeOutcome::Failed => ("failed", Some(&self.inner.stats.probes_failed)),
-            ProbeOutcome::CutShort => ("cut_short", None),
+            ProbeOutcome::Failed => {
+                stats.record_probe(conn.cluster_id(), conn.identity_kind(), false);
+                "failed"
+            }
+            ProbeOutcome::CutShort => "cut_short",
         };
-        if let Some(counter) = counter {
-            bump(counter);
-            metrics::count(
-                metrics::PROBES,
-                conn.cluster_id(),
-                conn.identity_kind(),
-                "result",
-                word,
-            );
-        }
         let error = match &outcome {
             Some(Err(e)) => e.to_string(),
             None => "timed out".to_owned(),
@@ -426,7 +356,7 @@ impl Pool {
     ) {
         slot.set(None);
         state.retired_because = Some(reason);
-        bump(&self.inner.stats.retired);
+        self.inner.stats.record_retired();
         tracing::warn!(
             cluster = conn.cluster_id(),
             identity = conn.identity_kind(),
@@ -487,7 +417,7 @@ impl Pool {
                     "cached table is gone; reloading it and retrying once"
                 );
                 conn.discard_table(&handle);
-                bump(&self.inner.stats.stale_table_retries);
+                self.inner.stats.record_stale_table_retry();
                 let fresh = conn.table(path, deadline).await?;
                 op(conn, fresh).await
             }

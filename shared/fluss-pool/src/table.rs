@@ -22,7 +22,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowCodec;
 
 use crate::config::TableCachePolicy;
-use crate::pool::{Stats, bump};
+use crate::metrics::Stats;
 
 /// Partial-update writers kept per table; more column sets are served by uncached writers
 /// (a writer is cheap, the bound only caps memory under adversarial column sets).
@@ -381,8 +381,7 @@ impl TableCache {
         }
         let handle = Arc::new(TableHandle::new(self.conn.clone(), info)?);
         slot.set(Some(handle.clone()));
-        crate::metrics::table_fill(&self.cluster);
-        bump(&self.stats.table_fills);
+        self.stats.record_table_fill(&self.cluster);
         Ok(Resolved {
             handle,
             validated_now: true,

@@ -1,0 +1,251 @@
+//! Request and response bodies of every route, as they travel on the wire.
+//!
+//! Field names and shapes are those of the Apache Fluss Gateway 1.0 (plus our lookup and cluster
+//! config extensions), so its clients work unchanged. Request types reject unknown fields: a typo
+//! in an optional field must not silently change what a request does. Response types also derive
+//! `Deserialize`, without that strictness, so test clients and benchmarks can read them and stay
+//! tolerant of fields added later.
+//!
+//! This module checks only what needs no schema (shape, duplicate entry ids, exactly one write
+//! operation per entry). Column names, types and key rules are checked by the code that has the
+//! table schema; `data_type` and rows therefore stay as `serde_json` values here.
+//!
+//! The types are grouped by route family: `catalog` (databases, tables, partitions),
+//! `records` (writes), `lookup` (point and prefix lookups, an extension) and
+//! `cluster_configs` (dynamic cluster configs, an extension). This module owns what they
+//! share (the row, spec and property aliases, the `null`-tolerant field helpers, the JSON kind
+//! words of messages), the health and discovery bodies and pagination, and re-exports every
+//! type so that paths stay `wire::X` whatever file a type lives in.
+
+use std::collections::BTreeMap;
+
+use serde::de::Deserializer;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::GatewayError;
+
+mod catalog;
+mod cluster_configs;
+mod lookup;
+mod records;
+
+pub use catalog::{
+    AlterTableRequest, ColumnDefinition, ColumnDescription, CreateDatabaseRequest,
+    CreatePartitionRequest, CreateTableRequest, DatabaseResponse, DatabasesResponse, Distribution,
+    PartitionEntry, PartitionResponse, PartitionsResponse, TableChange, TableDescription,
+    TablesResponse, ValidateOnlyResponse,
+};
+pub use cluster_configs::{
+    AlterClusterConfigsRequest, ClusterConfigChange, ClusterConfigEntry, ClusterConfigsResponse,
+};
+pub use lookup::{
+    LookupRequest, LookupResponse, LookupResult, PrefixLookupRequest, PrefixLookupResponse,
+    PrefixLookupResult,
+};
+pub use records::{WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess};
+
+/// One row as a JSON object keyed by column name. Values are decoded against the table schema
+/// elsewhere, so they stay untyped here.
+pub type Row = serde_json::Map<String, Value>;
+
+/// A partition spec: partition column → value. Fluss partition values are strings.
+pub type PartitionSpec = BTreeMap<String, String>;
+
+/// String properties (`configs`, `custom_properties`), ordered so that responses are stable.
+pub type Properties = BTreeMap<String, String>;
+
+/// Treats an explicit `null` like an omitted field for collections, so callers may send either.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health and discovery
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /health` → 200. Liveness only: it never touches Fluss, so a probe cannot restart a
+/// container just because the cluster is down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HealthResponse {
+    /// Always `"ok"`.
+    pub status: String,
+    /// Milliseconds since this process (Lambda container) started.
+    pub uptime_ms: u64,
+}
+
+impl HealthResponse {
+    /// The only healthy answer.
+    pub fn ok(uptime_ms: u64) -> Self {
+        HealthResponse {
+            status: "ok".to_owned(),
+            uptime_ms,
+        }
+    }
+}
+
+/// `GET /ready` → 200 (503 in the error envelope while starting or draining).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadyResponse {
+    /// Always `"ready"`.
+    pub status: String,
+}
+
+impl ReadyResponse {
+    /// The only ready answer.
+    pub fn ready() -> Self {
+        ReadyResponse {
+            status: "ready".to_owned(),
+        }
+    }
+}
+
+/// `GET /v1/clusters` → 200: the ids usable as `{cluster}`, in lexical order. A configuration
+/// echo, so it carries no reachability field that would only reflect some earlier request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClustersResponse {
+    /// Configured cluster ids.
+    pub clusters: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pagination
+// ---------------------------------------------------------------------------------------------
+
+/// Query string of every listing (`?max_results=…&page_token=…`). Any other parameter is a
+/// 400, as upstream.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// Page size, 1..=[`PageQuery::MAX_MAX_RESULTS`]; [`PageQuery::DEFAULT_MAX_RESULTS`] when
+    /// omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_results: Option<u32>,
+    /// Opaque token from the previous page's `next_page_token`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_token: Option<String>,
+}
+
+impl PageQuery {
+    /// Page size when `max_results` is omitted (upstream default).
+    pub const DEFAULT_MAX_RESULTS: u32 = 100;
+    /// Largest page upstream allows; a larger value is a 400, not silently capped.
+    pub const MAX_MAX_RESULTS: u32 = 1000;
+
+    /// The page size to use; 400 `invalid_argument` outside 1..=1000.
+    pub fn page_size(&self) -> Result<usize, GatewayError> {
+        let n = self.max_results.unwrap_or(Self::DEFAULT_MAX_RESULTS);
+        if !(1..=Self::MAX_MAX_RESULTS).contains(&n) {
+            return Err(GatewayError::invalid(format!(
+                "`max_results` must be between 1 and {}, got {n}",
+                Self::MAX_MAX_RESULTS
+            )));
+        }
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+}
+
+/// How a JSON value is named in messages ("a string", "an object"); shared with the codec.
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use serde::de::DeserializeOwned;
+    use serde_json::json;
+    use std::fmt;
+
+    // The helpers are shared with the tests of every route family.
+
+    pub(super) fn parse<T: DeserializeOwned>(v: Value) -> Result<T, String> {
+        serde_json::from_value(v).map_err(|e| e.to_string())
+    }
+
+    pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
+        serde_json::to_value(v).expect("wire types serialize")
+    }
+
+    pub(super) fn row(v: Value) -> Row {
+        match v {
+            Value::Object(m) => m,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    pub(super) fn assert_unknown_field<T: DeserializeOwned + fmt::Debug>(v: Value, field: &str) {
+        let err = parse::<T>(v).expect_err("unknown field must be rejected");
+        assert!(
+            err.contains("unknown field") && err.contains(field),
+            "unexpected error: {err}"
+        );
+    }
+
+    // --- health and discovery ---
+
+    #[test]
+    fn health_ready_and_clusters_serialize_exactly() {
+        assert_eq!(
+            to_json(&HealthResponse::ok(42)),
+            json!({"status":"ok","uptime_ms":42})
+        );
+        assert_eq!(to_json(&ReadyResponse::ready()), json!({"status":"ready"}));
+        let clusters = ClustersResponse {
+            clusters: vec!["default".into(), "eu".into()],
+        };
+        assert_eq!(to_json(&clusters), json!({"clusters":["default","eu"]}));
+        assert_eq!(
+            parse::<ClustersResponse>(json!({"clusters":["default","eu"]})),
+            Ok(clusters)
+        );
+        assert_eq!(
+            parse::<HealthResponse>(json!({"status":"ok","uptime_ms":42})),
+            Ok(HealthResponse::ok(42))
+        );
+    }
+
+    // --- pagination ---
+
+    #[test]
+    fn page_query_parses_validates_and_rejects_unknown_parameters() {
+        let q: PageQuery = parse(json!({"max_results":10,"page_token":"abc"})).unwrap();
+        assert_eq!(q.max_results, Some(10));
+        assert_eq!(q.page_token.as_deref(), Some("abc"));
+        assert_eq!(q.page_size().unwrap(), 10);
+        assert_eq!(PageQuery::default().page_size().unwrap(), 100);
+        let max = PageQuery {
+            max_results: Some(1000),
+            page_token: None,
+        };
+        assert_eq!(max.page_size().unwrap(), 1000);
+        for bad in [0, 1001] {
+            let e = PageQuery {
+                max_results: Some(bad),
+                page_token: None,
+            }
+            .page_size()
+            .unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+            assert!(e.message().contains("max_results"), "{}", e.message());
+        }
+        assert_unknown_field::<PageQuery>(json!({"limit":5}), "limit");
+        assert_eq!(to_json(&PageQuery::default()), json!({}));
+    }
+}

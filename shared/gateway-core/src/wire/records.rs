@@ -1,0 +1,439 @@
+//! Write bodies: the records request with its entry envelope rules, and the per-entry
+//! outcomes of the response.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Row, json_kind};
+use crate::error::GatewayError;
+
+/// What one write entry does. Log tables accept only `Append`; primary-key tables only
+/// `Upsert` and `Delete` (checked where the table is known).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WriteOp {
+    /// Appends a row to a log table.
+    Append,
+    /// Inserts or updates a row of a primary-key table.
+    Upsert,
+    /// Deletes a row of a primary-key table; only the key columns are needed.
+    Delete,
+}
+
+impl WriteOp {
+    /// The entry field that carries the row.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WriteOp::Append => "append",
+            WriteOp::Upsert => "upsert",
+            WriteOp::Delete => "delete",
+        }
+    }
+}
+
+impl fmt::Display for WriteOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One validated write entry: an id unique within its request, one operation and its row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WriteEntry {
+    /// Caller's opaque correlation id, echoed in the outcome. Not an idempotency key.
+    pub id: String,
+    /// The operation.
+    pub op: WriteOp,
+    /// The row object (only key columns matter for `Delete`).
+    pub row: Row,
+}
+
+impl Serialize for WriteEntry {
+    /// Back to the wire form `{"id":…,"<op>":{…}}`, for clients and tests.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry(self.op.as_str(), &self.row)?;
+        map.end()
+    }
+}
+
+/// `POST …/tables/{table}/records` body, with the entry envelope already validated: at least one
+/// entry, unique ids, exactly one operation per entry, rows that are objects, and
+/// `partial_update_columns` (if present) non-empty without repeats.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WriteRequest {
+    /// Columns every upsert of this batch targets (primary-key tables only); the rest keep their
+    /// values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_update_columns: Option<Vec<String>>,
+    /// Entries in input order; outcomes are reported in the same order.
+    pub entries: Vec<WriteEntry>,
+}
+
+impl WriteRequest {
+    /// Parses and validates a body, with messages free of parser positions. Use this rather than
+    /// a generic JSON extractor so validation messages reach the caller verbatim.
+    pub fn from_json_slice(body: &[u8]) -> Result<Self, GatewayError> {
+        let raw: RawWriteRequest = serde_json::from_slice(body).map_err(|e| {
+            GatewayError::invalid(format!(
+                "the request body is not a valid write request: {e}"
+            ))
+        })?;
+        raw.validate()
+    }
+}
+
+impl<'de> Deserialize<'de> for WriteRequest {
+    /// Same validation as [`WriteRequest::from_json_slice`], for extractors that need
+    /// `Deserialize`.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawWriteRequest::deserialize(d)?;
+        raw.validate()
+            .map_err(|e| de::Error::custom(e.message().to_owned()))
+    }
+}
+
+/// The body as sent, before the envelope rules are applied.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWriteRequest {
+    #[serde(default)]
+    partial_update_columns: Option<Vec<String>>,
+    entries: Vec<RawWriteEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWriteEntry {
+    #[serde(default)]
+    id: Option<String>,
+    // `Some(Value::Null)` for an explicit `null`: it counts as present so that it cannot hide a
+    // second operation in the same entry.
+    #[serde(default, deserialize_with = "present")]
+    append: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    upsert: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    delete: Option<Value>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl RawWriteRequest {
+    fn validate(self) -> Result<WriteRequest, GatewayError> {
+        if let Some(columns) = &self.partial_update_columns {
+            if columns.is_empty() {
+                return Err(GatewayError::invalid(
+                    "`partial_update_columns` must not be empty",
+                ));
+            }
+            let mut seen = HashSet::with_capacity(columns.len());
+            for c in columns {
+                if !seen.insert(c.as_str()) {
+                    return Err(GatewayError::invalid(format!(
+                        "duplicate partial-update column `{c}`"
+                    )));
+                }
+            }
+        }
+        if self.entries.is_empty() {
+            return Err(GatewayError::invalid(
+                "a write request must carry at least one entry",
+            ));
+        }
+        let mut ids = HashSet::with_capacity(self.entries.len());
+        let mut entries = Vec::with_capacity(self.entries.len());
+        for (index, raw) in self.entries.into_iter().enumerate() {
+            let entry = raw.validate(index)?;
+            if !ids.insert(entry.id.clone()) {
+                return Err(GatewayError::invalid(format!(
+                    "duplicate entry id `{}`",
+                    entry.id
+                )));
+            }
+            entries.push(entry);
+        }
+        Ok(WriteRequest {
+            partial_update_columns: self.partial_update_columns,
+            entries,
+        })
+    }
+}
+
+impl RawWriteEntry {
+    fn validate(self, index: usize) -> Result<WriteEntry, GatewayError> {
+        let Some(id) = self.id else {
+            return Err(GatewayError::invalid(format!(
+                "entry {index}: `id` is required"
+            )));
+        };
+        let present: Vec<(WriteOp, Value)> = [
+            (WriteOp::Append, self.append),
+            (WriteOp::Upsert, self.upsert),
+            (WriteOp::Delete, self.delete),
+        ]
+        .into_iter()
+        .filter_map(|(op, v)| v.map(|v| (op, v)))
+        .collect();
+        let mut present = present.into_iter();
+        let (op, row) = match (present.next(), present.next()) {
+            (Some(only), None) => only,
+            (None, _) => {
+                return Err(GatewayError::invalid(format!(
+                    "entry `{id}`: exactly one of `append`, `upsert`, `delete` is required, \
+                     found none"
+                )));
+            }
+            (Some((a, _)), Some((b, _))) => {
+                return Err(GatewayError::invalid(format!(
+                    "entry `{id}`: exactly one of `append`, `upsert`, `delete` is required, \
+                     found `{a}` and `{b}`"
+                )));
+            }
+        };
+        match row {
+            Value::Object(row) => Ok(WriteEntry { id, op, row }),
+            other => Err(GatewayError::invalid(format!(
+                "entry `{id}`: `{op}` must be a JSON object of column values, got {}",
+                json_kind(&other)
+            ))),
+        }
+    }
+}
+
+/// One acknowledged entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteSuccess {
+    /// The entry's id.
+    pub id: String,
+}
+
+/// One entry that was not acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteFailure {
+    /// The entry's id.
+    pub id: String,
+    /// Stable wire code; `timeout` means the outcome is unknown (the row may be applied),
+    /// `storage_backpressure` that the store refused it and a retry may succeed.
+    pub error_code: String,
+    /// Client-safe message.
+    pub message: String,
+}
+
+impl WriteFailure {
+    /// The failure of entry `id` with `error`'s code and message.
+    pub fn new(id: impl Into<String>, error: &GatewayError) -> Self {
+        WriteFailure {
+            id: id.into(),
+            error_code: error.code().as_str().to_owned(),
+            message: error.message().to_owned(),
+        }
+    }
+}
+
+/// `POST …/records` → 200, also when some entries failed: per-entry outcomes in input order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteResponse {
+    /// Number of entries in the request.
+    pub row_count: u64,
+    /// Number of acknowledged entries.
+    pub success_count: u64,
+    /// Number of failed entries.
+    pub error_count: u64,
+    /// Acknowledged entries, in input order.
+    pub successes: Vec<WriteSuccess>,
+    /// Failed entries, in input order.
+    pub failures: Vec<WriteFailure>,
+}
+
+impl WriteResponse {
+    /// Builds the response from each entry's id and outcome, in input order, so the counts
+    /// cannot disagree with the lists.
+    pub fn from_outcomes<I>(outcomes: I) -> Self
+    where
+        I: IntoIterator<Item = (String, Result<(), GatewayError>)>,
+    {
+        let mut successes = Vec::new();
+        let mut failures = Vec::new();
+        for (id, outcome) in outcomes {
+            match outcome {
+                Ok(()) => successes.push(WriteSuccess { id }),
+                Err(e) => failures.push(WriteFailure::new(id, &e)),
+            }
+        }
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        WriteResponse {
+            row_count: count(successes.len() + failures.len()),
+            success_count: count(successes.len()),
+            error_count: count(failures.len()),
+            successes,
+            failures,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::wire::tests::{assert_unknown_field, parse, row, to_json};
+    use serde_json::json;
+
+    fn write_error(body: Value) -> GatewayError {
+        WriteRequest::from_json_slice(body.to_string().as_bytes())
+            .expect_err("the body must be rejected")
+    }
+
+    #[test]
+    fn write_request_parses_every_operation_in_order() {
+        let body = json!({
+            "partial_update_columns": ["id","name"],
+            "entries": [
+                {"id":"e1","upsert":{"id":1,"name":"a"}},
+                {"id":"e2","delete":{"id":2}},
+                {"id":"e3","append":{}}
+            ]
+        });
+        let req = WriteRequest::from_json_slice(body.to_string().as_bytes()).unwrap();
+        assert_eq!(
+            req.partial_update_columns,
+            Some(vec!["id".to_owned(), "name".to_owned()])
+        );
+        assert_eq!(
+            req.entries,
+            vec![
+                WriteEntry {
+                    id: "e1".into(),
+                    op: WriteOp::Upsert,
+                    row: row(json!({"id":1,"name":"a"}))
+                },
+                WriteEntry {
+                    id: "e2".into(),
+                    op: WriteOp::Delete,
+                    row: row(json!({"id":2}))
+                },
+                WriteEntry {
+                    id: "e3".into(),
+                    op: WriteOp::Append,
+                    row: Row::new()
+                },
+            ]
+        );
+        // The Deserialize impl applies the same rules, and serialization restores the body.
+        assert_eq!(parse::<WriteRequest>(body.clone()), Ok(req.clone()));
+        assert_eq!(to_json(&req), body);
+    }
+
+    #[test]
+    fn write_request_keeps_big_integers_exact() {
+        let req = WriteRequest::from_json_slice(
+            br#"{"entries":[{"id":"e1","append":{"v":9007199254740993}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            req.entries[0].row["v"].as_i64(),
+            Some(9_007_199_254_740_993)
+        );
+    }
+
+    #[test]
+    fn write_entries_need_exactly_one_operation_and_explicit_null_counts() {
+        let e = write_error(json!({"entries":[{"id":"e1"}]}));
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(
+            e.message(),
+            "entry `e1`: exactly one of `append`, `upsert`, `delete` is required, found none"
+        );
+        let e = write_error(json!({"entries":[{"id":"e1","upsert":{"k":1},"delete":null}]}));
+        assert_eq!(
+            e.message(),
+            "entry `e1`: exactly one of `append`, `upsert`, `delete` is required, \
+             found `upsert` and `delete`"
+        );
+        let e = write_error(json!({"entries":[{"id":"e7","upsert":null}]}));
+        assert_eq!(
+            e.message(),
+            "entry `e7`: `upsert` must be a JSON object of column values, got null"
+        );
+        let e = write_error(json!({"entries":[{"id":"e8","append":[1,2]}]}));
+        assert!(
+            e.message().starts_with("entry `e8`: `append`"),
+            "{}",
+            e.message()
+        );
+        // Through the Deserialize impl the same message comes out.
+        let err = parse::<WriteRequest>(json!({"entries":[{"id":"e1"}]})).unwrap_err();
+        assert!(err.contains("entry `e1`: exactly one of"), "{err}");
+    }
+
+    #[test]
+    fn write_request_rejects_duplicate_ids_missing_ids_and_empty_batches() {
+        let e = write_error(json!({"entries":[
+            {"id":"a","append":{}},{"id":"b","append":{}},{"id":"a","append":{}}
+        ]}));
+        assert_eq!(e.message(), "duplicate entry id `a`");
+        let e = write_error(json!({"entries":[{"id":"a","append":{}},{"append":{}}]}));
+        assert_eq!(e.message(), "entry 1: `id` is required");
+        let e = write_error(json!({"entries":[]}));
+        assert_eq!(e.message(), "a write request must carry at least one entry");
+        let e =
+            write_error(json!({"partial_update_columns":[],"entries":[{"id":"a","upsert":{}}]}));
+        assert_eq!(e.message(), "`partial_update_columns` must not be empty");
+        let e = write_error(
+            json!({"partial_update_columns":["k","k"],"entries":[{"id":"a","upsert":{}}]}),
+        );
+        assert_eq!(e.message(), "duplicate partial-update column `k`");
+    }
+
+    #[test]
+    fn write_request_rejects_unknown_fields_and_bad_json() {
+        let e = write_error(json!({"entries":[{"id":"a","append":{}}],"mode":"x"}));
+        assert!(
+            e.message().contains("unknown field `mode`"),
+            "{}",
+            e.message()
+        );
+        let e = write_error(json!({"entries":[{"id":"a","insert":{}}]}));
+        assert!(
+            e.message().contains("unknown field `insert`"),
+            "{}",
+            e.message()
+        );
+        let e = write_error(json!({"entries":[{"id":1,"append":{}}]}));
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        let e = WriteRequest::from_json_slice(b"{\"entries\":[").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert!(write_error(json!({})).message().contains("entries"));
+        assert_unknown_field::<WriteRequest>(json!({"entries":[],"x":1}), "x");
+    }
+
+    #[test]
+    fn write_response_serializes_exactly_in_input_order() {
+        let r = WriteResponse::from_outcomes([
+            ("e1".to_owned(), Ok(())),
+            (
+                "e2".to_owned(),
+                Err(GatewayError::new(
+                    ErrorCode::Timeout,
+                    "no ack before the deadline",
+                )),
+            ),
+            ("e3".to_owned(), Ok(())),
+        ]);
+        let expected = json!({
+            "row_count":3,"success_count":2,"error_count":1,
+            "successes":[{"id":"e1"},{"id":"e3"}],
+            "failures":[{"id":"e2","error_code":"timeout","message":"no ack before the deadline"}]
+        });
+        assert_eq!(to_json(&r), expected);
+        assert_eq!(parse::<WriteResponse>(expected), Ok(r));
+        assert_eq!(WriteOp::Delete.to_string(), "delete");
+    }
+}
