@@ -10,9 +10,9 @@ use integration_tests::{Stack, unique_name, workspace_bin};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Runs `bin` with only `env` (plus PATH), waiting at most 30 s; (exit code, stderr).
+/// Runs `bin` with only `env`, waiting at most 30 s; (exit code, stderr).
 fn run_to_exit(bin: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
-    let mut child = Command::new(workspace_bin(bin))
+    let child = Command::new(workspace_bin(bin))
         .env_clear()
         .envs(env.iter().copied())
         .env("GATEWAY_LISTEN", "127.0.0.1:0")
@@ -20,6 +20,12 @@ fn run_to_exit(bin: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
+    wait_for_exit(child, bin)
+}
+
+/// Waits at most 30 s for `child` to exit; (exit code, stderr). Blocks the calling thread,
+/// which is fine for a process that only drains and exits.
+fn wait_for_exit(mut child: std::process::Child, what: &str) -> (Option<i32>, String) {
     let until = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -27,7 +33,7 @@ fn run_to_exit(bin: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
         }
         if Instant::now() > until {
             let _ = child.kill();
-            panic!("{bin} did not exit within 30 s");
+            panic!("{what} did not exit within 30 s");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -119,7 +125,7 @@ async fn sigterm_mid_request_completes_the_request_shuts_the_pool_down_and_exits
         .expect("free port")
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(workspace_bin("fluss-gateway"))
+    let child = Command::new(workspace_bin("fluss-gateway"))
         .env_clear()
         .envs(stack.gateway_env())
         .env("GATEWAY_LISTEN", &addr)
@@ -190,24 +196,7 @@ async fn sigterm_mid_request_completes_the_request_shuts_the_pool_down_and_exits
         arrived.duration_since(signalled).as_millis()
     );
 
-    let until = Instant::now() + Duration::from_secs(20);
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
-        }
-        assert!(
-            Instant::now() < until,
-            "fluss-gateway did not exit after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
+    let (code, stderr) = wait_for_exit(child, "fluss-gateway after SIGTERM");
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("pool shut down"), "{stderr}");
 }

@@ -253,17 +253,7 @@ impl Gateway {
             limits.max_request_bytes,
             deadlines,
         );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let task = tokio::spawn(async move {
-            let _ = gateway_http::serve_on(listener, router).await;
-        });
-        Gateway {
-            addr,
-            backing: Backing::InProcess(task),
-        }
+        Gateway::serve(router).await
     }
 
     /// Every route family on one in-process router (`fluss-gateway`), over the stack's
@@ -274,6 +264,11 @@ impl Gateway {
             env.insert((*k).to_owned(), (*v).to_owned());
         }
         let router = gateway_http::gateway_router(&env).expect("gateway configuration");
+        Gateway::serve(router).await
+    }
+
+    /// `router` served in this test process on a loopback port.
+    async fn serve(router: axum::Router) -> Gateway {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
