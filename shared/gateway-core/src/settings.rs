@@ -212,7 +212,7 @@ pub fn read(
         let env = env_var_name(key);
         for (name, value) in [(*key, map.get(*key)), (env.as_str(), map.get(&env))] {
             let Some(value) = value else { continue };
-            if let Err(problem) = store(slot, value) {
+            if let Err(problem) = parse_into(slot, value) {
                 problems.push(format!("`{name}`: {problem}"));
             }
         }
@@ -227,10 +227,17 @@ pub fn read(
     }
 }
 
-fn store(slot: &mut Slot<'_>, value: &str) -> Result<(), String> {
+/// Parses one value into its slot, as [`read`] does for each listed key; owners whose keys
+/// are not fixed names (per-cluster keys) call it for each value they locate. The problem
+/// names the value only for counts (never a secret), never for text.
+pub fn parse_into(slot: &mut Slot<'_>, value: &str) -> Result<(), String> {
     match slot {
         Slot::Count(s) => {
-            **s = positive(value.trim().parse::<usize>().map_err(|e| e.to_string())?)?
+            let n = value
+                .trim()
+                .parse::<usize>()
+                .map_err(|_| format!("`{}` is not a whole number greater than 0", value.trim()))?;
+            **s = positive(n)?
         }
         Slot::Bytes(s) => {
             let n = parse_size(value)?;

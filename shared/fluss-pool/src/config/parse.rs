@@ -16,9 +16,10 @@ use super::{
     SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_KEY, SecurityProtocol, TABLE_CACHE_MAX_TABLES_KEY,
     TABLE_CACHE_TTL_KEY, WRITER_BATCH_SIZE_KEY, WRITER_BUFFER_MEMORY_KEY,
     WRITER_BUFFER_WAIT_TIMEOUT_KEY, WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key,
-    env_var_name, format_duration, format_size, parse_duration, parse_size,
+    env_var_name, format_duration, format_size,
 };
 use crate::identity::{SaslCredentials, Secret};
+use gateway_core::settings::{Slot, parse_into};
 
 /// Largest batch fluss-rs sends in one request (`writer_request_max_size`, 10 MiB).
 const MAX_WRITER_BATCH_SIZE: u64 = 10 * 1024 * 1024;
@@ -201,53 +202,60 @@ impl ClusterValues<'_> {
         self.values.get(&(self.index, suffix))
     }
 
+    fn source(&self, suffix: &'static str) -> &str {
+        self.get(suffix).map_or(suffix, |raw| raw.source)
+    }
+
+    /// Parses the value given for `suffix` with the registry's one value parser, recording a
+    /// problem under the name it was given; `true` when a valid value was stored.
+    fn read(&self, suffix: &'static str, mut slot: Slot<'_>, problems: &mut Vec<String>) -> bool {
+        let Some(raw) = self.get(suffix) else {
+            return false;
+        };
+        match parse_into(&mut slot, raw.value) {
+            Ok(()) => true,
+            Err(problem) => {
+                problems.push(format!("`{}`: {problem}", raw.source));
+                false
+            }
+        }
+    }
+
     fn duration(
         &self,
         suffix: &'static str,
         allow_zero: bool,
         problems: &mut Vec<String>,
     ) -> Option<Duration> {
-        self.get(suffix)
-            .and_then(|raw| match parse_duration(raw.value) {
-                Ok(d) if d.is_zero() && !allow_zero => {
-                    problems.push(format!("`{}`: must be greater than 0", raw.source));
-                    None
-                }
-                Ok(d) => Some(d),
-                Err(e) => {
-                    problems.push(format!("`{}`: {e}", raw.source));
-                    None
-                }
-            })
+        let mut value = Duration::ZERO;
+        let given = self.read(
+            suffix,
+            Slot::Duration {
+                slot: &mut value,
+                allow_zero,
+            },
+            problems,
+        );
+        given.then_some(value)
     }
 
     fn positive(&self, suffix: &'static str, problems: &mut Vec<String>) -> Option<u32> {
-        self.get(suffix)
-            .and_then(|raw| match raw.value.trim().parse::<u32>() {
-                Ok(n) if n > 0 => Some(n),
-                _ => {
-                    problems.push(format!(
-                        "`{}`: `{}` is not a whole number greater than 0",
-                        raw.source, raw.value
-                    ));
-                    None
-                }
-            })
+        let mut value = 0usize;
+        let given = self.read(suffix, Slot::Count(&mut value), problems);
+        match u32::try_from(value) {
+            Ok(n) if given => Some(n),
+            Ok(_) => None,
+            Err(_) => {
+                problems.push(format!("`{}`: at most {}", self.source(suffix), u32::MAX));
+                None
+            }
+        }
     }
 
     fn size(&self, suffix: &'static str, problems: &mut Vec<String>) -> Option<u64> {
-        self.get(suffix)
-            .and_then(|raw| match parse_size(raw.value) {
-                Ok(0) => {
-                    problems.push(format!("`{}`: must be greater than 0", raw.source));
-                    None
-                }
-                Ok(n) => Some(n),
-                Err(e) => {
-                    problems.push(format!("`{}`: {e}", raw.source));
-                    None
-                }
-            })
+        let mut value = 0usize;
+        let given = self.read(suffix, Slot::Bytes(&mut value), problems);
+        given.then_some(value as u64)
     }
 }
 
