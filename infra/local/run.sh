@@ -23,13 +23,42 @@ trap 'exit 143' TERM
 python3 "$here/stack.py" start
 env_file="$(python3 "$here/stack.py" env)"
 log_dir="$(dirname "$env_file")/logs"
+bin_dir="${CARGO_TARGET_DIR:-$root/target}/debug"
+
+# Production-like: API keys in (moto's) Secrets Manager, the gateway on the cluster's SASL
+# listener as the `admin` service account, and `alice` acting as her own SASL user.
+keys_secret="fluss-gateway/local/keys"
+alice_secret="fluss-gateway/local/fluss-alice"
+set -a; . "$env_file"; set +a
+keys() { "$bin_dir/fluss-gateway-keys" --secret-id "$keys_secret" "$@"; }
+demo_key="$(keys create --principal demo --scope 'ops=*' 2>/dev/null)"
+printf '%s\n' "$FLUSS_SASL_ALICE_PASSWORD" \
+  | keys set-identity "$alice_secret" --username alice 2>/dev/null
+alice_key="$(keys create --principal alice --scope 'ops=write+read,database=demo' \
+  --identity "sasl:$alice_secret" 2>/dev/null)"
+"$bin_dir/fluss-probe" grant alice database demo >/dev/null
+printf 'GATEWAY_API_KEY=%s\nALICE_API_KEY=%s\n' "$demo_key" "$alice_key" >> "$env_file"
+
+# The functions' environment: the stack's, with the cluster on its SASL listener and auth on.
+run_env="$(dirname "$env_file")/run.env"
+( umask 077
+  grep -v -e '^FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS=' -e '_API_KEY=' "$env_file"
+  cat <<ENV
+FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS=$FLUSS_BOOTSTRAP_SASL
+FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__ACCOUNT=admin
+FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__SECRET_ENV=FLUSS_SASL_ADMIN_PASSWORD
+FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__IDENTITY_MODE=user
+FLUSS_GATEWAY__SECURITY__AUTHENTICATION=api-key
+FLUSS_GATEWAY__SECURITY__SECRET_ID=$keys_secret
+ENV
+) > "$run_env"
 
 cd "$root"
 # Its own process group, so cleanup can stop cargo-lambda and the functions it spawned.
 # --disable-cors: cargo-lambda's default CORS reflects any Origin with credentials, so any web
 # page a developer opens could call the local gateway (and drop tables). API Gateway, too, has
 # CORS off unless configured.
-setsid cargo lambda watch --disable-cors -A 127.0.0.1 -P "$port" --env-file "$env_file" \
+setsid cargo lambda watch --disable-cors -A 127.0.0.1 -P "$port" --env-file "$run_env" \
   > "$log_dir/cargo-lambda.log" 2>&1 &
 watch_pid=$!
 
@@ -42,8 +71,12 @@ done
 
 cat <<MSG
 
-Fluss Lambda Gateway (local) is serving on http://127.0.0.1:$port
+Fluss Lambda Gateway (local) is serving on http://127.0.0.1:$port  (auth: api-key)
   curl http://127.0.0.1:$port/health
+  export GATEWAY_API_KEY=$demo_key
+  curl -H "x-api-key: \$GATEWAY_API_KEY" http://127.0.0.1:$port/v1/clusters
+API keys:          demo (every scope, as the service account) and alice (read+write on database
+                   demo, as her own SASL user): GATEWAY_API_KEY and ALICE_API_KEY in $env_file
 Stack addresses:   $env_file   (make status)
 Logs:              $log_dir/   (cargo-lambda.log, coordinator.log, tablet.log, zookeeper.log, moto.out)
 Press Ctrl-C to stop the gateway and the stack.

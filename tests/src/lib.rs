@@ -14,6 +14,7 @@ use fluss::client::FlussConnection;
 use fluss::config::Config;
 
 pub mod bench;
+pub mod logs;
 pub mod private_stack;
 
 /// Bound on connecting in tests: fluss-rs has no request timeout of its own.

@@ -7,7 +7,6 @@
 //! stack folder, stopped by a Drop guard).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -133,42 +132,10 @@ async fn set(app: &Router, key: &str, value: &str) -> Answer {
     send(app, "PATCH", URL, Some(change)).await
 }
 
-/// Log lines written while the guard lives (this thread; the tests run on a current-thread
-/// runtime, so the router and fluss-rs tasks log here too).
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log buffer").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn start(&self) -> tracing::subscriber::DefaultGuard {
-        let writer = self.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::TRACE)
-            .with_ansi(false)
-            .with_writer(move || writer.clone())
-            .finish();
-        tracing::subscriber::set_default(subscriber)
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("log buffer")).into_owned()
-    }
-}
-
 #[tokio::test]
 async fn describe_lists_initial_configs_and_never_shows_the_sasl_passwords() {
     let stack = Stack::load();
-    let logs = Captured::default();
+    let logs = integration_tests::logs::Captured::default();
     let guard = logs.start();
     let app = app(&enabled(&stack));
 

@@ -247,13 +247,23 @@ impl PooledConnection {
                     .await
                 {
                     Ok(false) => Err(not_found()),
-                    Ok(true) if e.code() == ErrorCode::TableNotFound => Err(GatewayError::new(
-                        ErrorCode::Unavailable,
-                        format!(
-                            "the metadata of table `{path}` could not be loaded: the Fluss \
-                             cluster is unavailable; retry later"
-                        ),
-                    )),
+                    Ok(true) if e.code() == ErrorCode::TableNotFound => {
+                        // The metadata answer also leaves out tables the identity may not
+                        // describe (Fluss ACLs): the coordinator's own describe says which.
+                        match self
+                            .call(deadline, "describing the table", admin.get_table_info(path))
+                            .await
+                        {
+                            Err(denied) if denied.code() == ErrorCode::Unauthorized => Err(denied),
+                            _ => Err(GatewayError::new(
+                                ErrorCode::Unavailable,
+                                format!(
+                                    "the metadata of table `{path}` could not be loaded: the \
+                                     Fluss cluster is unavailable; retry later"
+                                ),
+                            )),
+                        }
+                    }
                     Ok(true) => Err(e),
                     Err(check) if check.code() == ErrorCode::TableNotFound => Err(not_found()),
                     Err(check) => Err(check),

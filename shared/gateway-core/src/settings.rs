@@ -187,6 +187,8 @@ pub enum Slot<'a> {
     },
     /// A boolean.
     Bool(&'a mut bool),
+    /// Free text, trimmed (the owner checks what it means).
+    Text(&'a mut String),
 }
 
 /// Reads `settings` (dotted key, slot) from `map`, in either form. Every key under one of
@@ -228,15 +230,15 @@ pub fn read(
 }
 
 /// Parses one value into its slot, as [`read`] does for each listed key; owners whose keys
-/// are not fixed names (per-cluster keys) call it for each value they locate. The problem
-/// names the value only for counts (never a secret), never for text.
+/// are not fixed names (per-cluster keys) call it for each value they locate. The problem never
+/// shows the value (it may be a secret set under the wrong key).
 pub fn parse_into(slot: &mut Slot<'_>, value: &str) -> Result<(), String> {
     match slot {
         Slot::Count(s) => {
             let n = value
                 .trim()
                 .parse::<usize>()
-                .map_err(|_| format!("`{}` is not a whole number greater than 0", value.trim()))?;
+                .map_err(|_| "not a whole number greater than 0".to_owned())?;
             **s = positive(n)?
         }
         Slot::Bytes(s) => {
@@ -257,6 +259,7 @@ pub fn parse_into(slot: &mut Slot<'_>, value: &str) -> Result<(), String> {
                 _ => return Err("expected `true` or `false`".to_owned()),
             }
         }
+        Slot::Text(s) => **s = value.trim().to_owned(),
     }
     Ok(())
 }

@@ -19,7 +19,8 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 pub fn error_response(error: &GatewayError, request_id: &str) -> Response {
     if let Some(detail) = error.detail() {
         // What Fluss said, withheld from the caller; the request id joins it to the answer.
-        tracing::warn!(request_id, code = %error.code(), server_text = detail, "fluss error text withheld from the caller");
+        // (Fluss server text, or why a credential was refused.)
+        tracing::warn!(request_id, code = %error.code(), detail, "error detail withheld from the caller");
     }
     let status =
         StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

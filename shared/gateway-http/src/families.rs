@@ -8,9 +8,11 @@ use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
 use gateway_core::GatewayError;
 use gateway_core::settings::{self, Key};
 
+use gateway_auth::{AuthSettings, Authenticator};
+
 use crate::{
     App, CatalogOptions, CatalogState, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES,
-    LookupLimits, LookupState, WriteLimits, WriteState, build_router, catalog_routes,
+    LookupLimits, LookupState, WriteLimits, WriteState, build_secured_router, catalog_routes,
     config_problems, config_routes, lookup_routes, new_pool, write_routes,
 };
 
@@ -48,6 +50,7 @@ pub fn settings_registry() -> Vec<Key> {
         crate::records::limits::KEYS,
         crate::lookup::limits::KEYS,
         crate::cluster_configs::KEYS,
+        gateway_auth::KEYS,
     ]
     .concat()
 }
@@ -83,19 +86,41 @@ pub fn family_router(
     env: &BTreeMap<String, String>,
     families: &[Family],
 ) -> Result<Router, String> {
-    family_parts(env, families).map(|(router, _)| router)
+    family_parts(env, families).map(|(router, _, _)| router)
 }
 
 /// What a function serving `families` runs: their router over one pool, the pool shut down
-/// when the process is told to stop (see [`crate::serve_app`]).
-pub fn family_app(env: &BTreeMap<String, String>, families: &[Family]) -> Result<App, String> {
-    family_parts(env, families).map(|(router, pool)| App::http(router).with_pool(pool))
+/// when the process is told to stop (see [`crate::serve_app`]). The key document, when the
+/// authentication mode has one, is read during init (the first request then pays nothing); a
+/// failure to read it is logged, not fatal: requests get 503 until it can be read.
+pub async fn family_app(
+    env: &BTreeMap<String, String>,
+    families: &[Family],
+) -> Result<App, String> {
+    let (router, pool, auth) = family_parts(env, families)?;
+    if let Some(store) = auth.store() {
+        match store.preload().await {
+            Ok((keys, users)) => tracing::info!(
+                mode = auth.mode().as_str(),
+                keys,
+                users,
+                "authentication ready"
+            ),
+            Err(e) => tracing::warn!(
+                mode = auth.mode().as_str(),
+                problem = e.message(),
+                detail = e.detail().unwrap_or_default(),
+                "key document not readable at start-up"
+            ),
+        }
+    }
+    Ok(App::http(router).with_pool(pool))
 }
 
 fn family_parts(
     env: &BTreeMap<String, String>,
     families: &[Family],
-) -> Result<(Router, Pool), String> {
+) -> Result<(Router, Pool, Authenticator), String> {
     let settings = (
         check_unknown_keys(env),
         PoolConfig::from_map(env),
@@ -104,10 +129,12 @@ fn family_parts(
         WriteLimits::from_map(env),
         LookupLimits::from_map(env),
         ConfigOptions::from_map(env),
+        AuthSettings::from_map(env),
     );
-    let (Ok(()), Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config)) = settings
+    let (Ok(()), Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config), Ok(auth)) =
+        settings
     else {
-        let (u, p, d, o, w, l, c) = settings;
+        let (u, p, d, o, w, l, c, a) = settings;
         return Err(config_problems([
             u.err(),
             p.err(),
@@ -116,8 +143,10 @@ fn family_parts(
             w.err(),
             l.err(),
             c.err(),
+            a.err(),
         ]));
     };
+    let auth = Authenticator::from_settings(&auth, env);
     let pool = new_pool(pool);
     let mut routes = Router::new();
     for family in families {
@@ -141,7 +170,8 @@ fn family_parts(
     } else {
         DEFAULT_MAX_REQUEST_BYTES
     };
-    Ok((build_router(routes, max_bytes, deadlines), pool))
+    let router = build_secured_router(routes, max_bytes, deadlines, auth.clone());
+    Ok((router, pool, auth))
 }
 
 #[cfg(test)]

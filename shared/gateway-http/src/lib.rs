@@ -51,7 +51,7 @@ pub use lookup::limits::{
     LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
 };
 pub use lookup::{LookupLimits, LookupState, lookup_routes};
-pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router};
+pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router, build_secured_router};
 pub use process::{
     App, EventHandler, Hook, LISTEN_ENV, SHUTDOWN_BUDGET, ServeError, config_problems,
     init_tracing, new_pool, run, run_families, run_function, serve, serve_app, serve_on,

@@ -6,6 +6,7 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -17,6 +18,8 @@ use axum::response::Response;
 
 use fluss_ops::Call;
 use fluss_pool::DeadlinePolicy;
+use gateway_auth::{Authenticator, Caller, Object, Presented};
+use gateway_core::routes;
 
 use crate::error::{Enveloped, REQUEST_ID_HEADER, error_response, framework_error};
 use crate::extract::PendingError;
@@ -50,12 +53,35 @@ pub struct RequestCtx {
 /// 2. body limit: `max_request_bytes` for extractors that read the body (413);
 /// 3. the routes, plus a fallback answering unknown paths with 404 `not_found`.
 ///
-/// `deadlines` gives every request its deadline, stamped once in the request context.
+/// `deadlines` gives every request its deadline, stamped once in the request context. Every
+/// caller is anonymous (`trust` mode); [`build_secured_router`] authenticates.
 pub fn build_router(routes: Router, max_request_bytes: usize, deadlines: DeadlinePolicy) -> Router {
+    build_secured_router(routes, max_request_bytes, deadlines, Authenticator::trust())
+}
+
+/// [`build_router`] with authentication and authorization in the request-context layer: every
+/// matched route except `/health` and `/ready` needs a caller `auth` accepts (401
+/// `unauthenticated` with `WWW-Authenticate` otherwise), whose scopes grant the route's
+/// operation class on the cluster, database and table of its path (403 `unauthorized`
+/// otherwise), before the handler runs. The caller's principal and Fluss identity go into the
+/// call context.
+pub fn build_secured_router(
+    routes: Router,
+    max_request_bytes: usize,
+    deadlines: DeadlinePolicy,
+    auth: Authenticator,
+) -> Router {
+    let guard = Arc::new(Guard { deadlines, auth });
     routes
         .fallback(unknown_route)
         .layer(DefaultBodyLimit::max(max_request_bytes))
-        .layer(middleware::from_fn_with_state(deadlines, request_context))
+        .layer(middleware::from_fn_with_state(guard, request_context))
+}
+
+/// What the request-context layer needs besides the request.
+struct Guard {
+    deadlines: DeadlinePolicy,
+    auth: Authenticator,
 }
 
 /// 404 for a path no route serves; the request-context layer renders it in the envelope.
@@ -64,19 +90,18 @@ async fn unknown_route() -> axum::http::StatusCode {
 }
 
 /// Request id, access log and error normalisation (see [`build_router`]).
-async fn request_context(
-    State(deadlines): State<DeadlinePolicy>,
-    mut req: Request,
-    next: Next,
-) -> Response {
+async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     let started = Instant::now();
     let request_id = uuid::Uuid::new_v4().to_string();
     let lambda_deadline_ms = req
         .extensions()
         .get::<lambda_http::Context>()
         .and_then(|c| plausible_deadline(c.deadline, epoch_ms_now()));
-    let ctx = RequestCtx {
-        call: Call::service(request_id.clone(), deadlines.deadline(lambda_deadline_ms)),
+    let mut ctx = RequestCtx {
+        call: Call::service(
+            request_id.clone(),
+            guard.deadlines.deadline(lambda_deadline_ms),
+        ),
         request_id,
         lambda_deadline_ms,
     };
@@ -93,16 +118,36 @@ async fn request_context(
         .map(|m| m.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".to_owned());
     let request_id = ctx.request_id.clone();
-    req.extensions_mut().insert(ctx);
-
-    let response = match CatchPanic(Box::pin(next.run(req))).await {
-        Some(response) => response,
-        None => {
-            tracing::error!(request_id = %request_id, route = %route, "handler panicked");
-            error_response(
-                &gateway_core::GatewayError::internal("internal error"),
-                &request_id,
-            )
+    let (mut parts, body) = req.into_parts();
+    let admitted = admit(&guard.auth, &mut parts, &method, &route).await;
+    let response = match admitted {
+        Err(error) => {
+            let mut response = error_response(&error, &request_id);
+            if error.code() == gateway_core::ErrorCode::Unauthenticated
+                && let Some(challenge) = guard.auth.challenge()
+            {
+                response.headers_mut().insert(
+                    axum::http::header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(challenge),
+                );
+            }
+            response
+        }
+        Ok(caller) => {
+            ctx.call.principal = caller.principal;
+            ctx.call.identity = caller.identity;
+            let mut req = Request::from_parts(parts, body);
+            req.extensions_mut().insert(ctx.clone());
+            match CatchPanic(Box::pin(next.run(req))).await {
+                Some(response) => response,
+                None => {
+                    tracing::error!(request_id = %request_id, route = %route, "handler panicked");
+                    error_response(
+                        &gateway_core::GatewayError::internal("internal error"),
+                        &request_id,
+                    )
+                }
+            }
         }
     };
     let response = normalise(response, &method, &request_id);
@@ -112,11 +157,60 @@ async fn request_context(
         route = %route,
         request_id = %request_id,
         lambda_request_id = %lambda_request_id,
+        principal = ctx.call.principal.id(),
         status = response.status().as_u16(),
         elapsed_ms = elapsed_ms(started),
         "request"
     );
     response
+}
+
+/// The caller of a matched route, authorized for its operation class on its path object.
+/// `/health`, `/ready` and paths no route serves (their 404 / 405 says nothing) are open.
+async fn admit(
+    auth: &Authenticator,
+    parts: &mut axum::http::request::Parts,
+    method: &Method,
+    template: &str,
+) -> Result<Caller, gateway_core::GatewayError> {
+    let Some(route) = routes::find(method.as_str(), template) else {
+        return Ok(Caller::anonymous());
+    };
+    if route.path == routes::HEALTH || route.path == routes::READY {
+        return Ok(Caller::anonymous());
+    }
+    let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let presented = Presented::from_headers(header("x-api-key"), header("authorization"));
+    let context = authorizer_context(&parts.extensions);
+    let caller = auth.authenticate(presented, context).await?;
+    // The decoded values the handler will act on, not the raw (percent-encoded) path.
+    use axum::RequestPartsExt;
+    let params = parts
+        .extract::<axum::extract::Path<std::collections::BTreeMap<String, String>>>()
+        .await
+        .map_err(|_| {
+            gateway_core::GatewayError::invalid("the path holds a value that is not valid UTF-8")
+        })?;
+    let object = Object {
+        cluster: params.get("cluster").map(String::as_str),
+        database: params.get("database").map(String::as_str),
+        table: params.get("table").map(String::as_str),
+    };
+    caller.authorize(route.operation, &object)?;
+    Ok(caller)
+}
+
+/// The context a Lambda authorizer attached (HTTP API `authorizer.lambda`, REST API
+/// `authorizer`), when the request came through API Gateway.
+fn authorizer_context(
+    extensions: &axum::http::Extensions,
+) -> Option<&std::collections::HashMap<String, serde_json::Value>> {
+    use lambda_http::request::RequestContext;
+    match extensions.get::<RequestContext>()? {
+        RequestContext::ApiGatewayV2(c) => c.authorizer.as_ref().map(|a| &a.fields),
+        RequestContext::ApiGatewayV1(c) => Some(&c.authorizer.fields),
+        _ => None,
+    }
 }
 
 /// Lambda's deadline if it is a real epoch instant. `cargo lambda watch` (1.9) sends its

@@ -340,7 +340,10 @@ where
 /// [`run_function`] of a function serving `families` (`fluss-write` serves
 /// `[Family::Write]`, `fluss-gateway` [`crate::Family::ALL`]).
 pub async fn run_families(name: &str, families: &[crate::Family]) -> std::process::ExitCode {
-    run_function(name, |env| async move { crate::family_app(&env, families) }).await
+    run_function(name, |env| async move {
+        crate::family_app(&env, families).await
+    })
+    .await
 }
 
 /// Joins the messages of the configuration parts that failed, for [`run_function`].

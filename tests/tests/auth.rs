@@ -1,0 +1,623 @@
+//! Authentication and authorization on the production router (`family_router`, every family),
+//! with the keys and users in moto's Secrets Manager (written by the real `fluss-gateway-keys`
+//! tool) and the real cluster behind: 401 for every bad credential, 403 for a missing scope,
+//! rotation, revocation within the TTL, a new key without restart, HTTP Basic, and a key acting
+//! as its own SASL user so that Fluss ACLs decide. Logs and bodies are captured and searched
+//! for every key and password.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::http::Request;
+use fluss::metadata::{
+    AclInfo, DataTypes, OperationType, PermissionType, ResourceType, Schema, TableDescriptor,
+    TablePath,
+};
+use gateway_auth::SecretsManager;
+use gateway_http::{Family, family_router};
+use integration_tests::logs::Captured;
+use integration_tests::{Stack, unique_name, workspace_bin};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// Short, so revocation is observable in a test.
+const TTL: Duration = Duration::from_secs(1);
+const REFRESH: &str = "200ms";
+
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    challenge: Option<String>,
+    text: String,
+    body: Value,
+}
+
+impl Answer {
+    fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+}
+
+async fn send(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> Answer {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let body = match body {
+        Some(v) => {
+            req = req.header("content-type", "application/json");
+            Body::from(v.to_string())
+        }
+        None => Body::empty(),
+    };
+    let resp = tokio::time::timeout(
+        Duration::from_secs(60),
+        app.clone().oneshot(req.body(body).expect("request")),
+    )
+    .await
+    .expect("answered within 60 s")
+    .expect("infallible");
+    let status = resp.status().as_u16();
+    let challenge = resp
+        .headers()
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let bytes = to_bytes(resp.into_body(), 1 << 24).await.expect("body");
+    integration_tests::assert_no_internals(&format!("{method} {uri}"), &bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Answer {
+        status,
+        challenge,
+        text,
+        body,
+    }
+}
+
+/// The AWS variables of the stack (moto), as the gateway and the key tool read them.
+fn aws_env(stack: &Stack) -> BTreeMap<String, String> {
+    [
+        "AWS_ENDPOINT_URL",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_REGION",
+    ]
+    .iter()
+    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
+    .collect()
+}
+
+/// A gateway environment in `mode` reading `secret_id`.
+fn env(stack: &Stack, mode: &str, secret_id: &str) -> BTreeMap<String, String> {
+    let mut env = stack.gateway_env();
+    env.extend(aws_env(stack));
+    for (k, v) in [
+        ("FLUSS_GATEWAY__SECURITY__AUTHENTICATION", mode),
+        ("FLUSS_GATEWAY__SECURITY__SECRET_ID", secret_id),
+        ("FLUSS_GATEWAY__SECURITY__CACHE_TTL", "1s"),
+        ("FLUSS_GATEWAY__SECURITY__REFRESH_INTERVAL", REFRESH),
+    ] {
+        env.insert(k.to_owned(), v.to_owned());
+    }
+    env
+}
+
+/// Runs `fluss-gateway-keys --secret-id <id> <args>`; answers stdout, asserting exit 0.
+fn keys_tool(stack: &Stack, secret_id: &str, args: &[&str], stdin: Option<&str>) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(workspace_bin("fluss-gateway-keys"))
+        .arg("--secret-id")
+        .arg(secret_id)
+        .args(args)
+        .envs(aws_env(stack))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("fluss-gateway-keys runs (make build)");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(format!("{text}\n").as_bytes())
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("tool finished");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "fluss-gateway-keys {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout.trim().to_owned()
+}
+
+fn key_id(key: &str) -> &str {
+    key.split('_').nth(1).expect("key id")
+}
+
+/// (label, headers sent, what the 401 message says).
+type BadCredential<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+
+const DATABASES: &str = "/v1/clusters/default/databases";
+
+#[tokio::test]
+async fn api_keys_are_checked_before_any_fluss_call_and_follow_rotation_and_revocation() {
+    let stack = Stack::load();
+    let logs = Captured::default();
+    let guard = logs.start();
+    let secret_id = unique_name("gw-keys");
+    let demo = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "demo", "--scope", "ops=*"],
+        None,
+    );
+    let reader = keys_tool(
+        &stack,
+        &secret_id,
+        &[
+            "create",
+            "--principal",
+            "reader",
+            "--scope",
+            "ops=read,database=sales",
+        ],
+        None,
+    );
+    let revoked = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "old", "--scope", "ops=*"],
+        None,
+    );
+    keys_tool(&stack, &secret_id, &["revoke", key_id(&revoked)], None);
+    let expired = keys_tool(
+        &stack,
+        &secret_id,
+        &[
+            "create",
+            "--principal",
+            "late",
+            "--scope",
+            "ops=*",
+            "--expires-at",
+            "2020-01-01T00:00:00Z",
+        ],
+        None,
+    );
+    let listed = keys_tool(&stack, &secret_id, &["list"], None);
+    assert!(
+        listed.contains(key_id(&demo)) && listed.contains("revoked"),
+        "{listed}"
+    );
+    let app = family_router(&env(&stack, "api-key", &secret_id), &Family::ALL).expect("router");
+
+    // Open probes; everything else needs a key.
+    assert_eq!(send(&app, "GET", "/health", &[], None).await.status, 200);
+    let wrong_secret = format!("flgw_{}_{}", key_id(&demo), "0".repeat(64));
+    let unknown = format!("flgw_zzzzzzzzzzzz_{}", "a".repeat(64));
+    let huge = "k".repeat(16 * 1024);
+    let bad: Vec<BadCredential> = vec![
+        ("missing", vec![], "x-api-key"),
+        ("malformed", vec![("x-api-key", "hunter2")], "form"),
+        ("huge", vec![("x-api-key", huge.as_str())], "form"),
+        (
+            "unknown",
+            vec![("x-api-key", unknown.as_str())],
+            "not valid",
+        ),
+        (
+            "wrong secret",
+            vec![("x-api-key", wrong_secret.as_str())],
+            "not valid",
+        ),
+        (
+            "revoked",
+            vec![("x-api-key", revoked.as_str())],
+            "not valid",
+        ),
+        (
+            "expired",
+            vec![("x-api-key", expired.as_str())],
+            "not valid",
+        ),
+        (
+            "other scheme",
+            vec![("authorization", "Digest x")],
+            "Bearer or Basic",
+        ),
+        (
+            "basic in api-key mode",
+            vec![("authorization", "Basic YTpi")],
+            "API key",
+        ),
+    ];
+    for (label, headers, needle) in &bad {
+        for uri in [
+            DATABASES,
+            "/v1/openapi.json",
+            "/v1/clusters/default/databases/d/tables/t",
+        ] {
+            let a = send(&app, "GET", uri, headers, None).await;
+            assert_eq!(
+                (a.status, a.code()),
+                (401, "unauthenticated"),
+                "{label} {uri}: {a:?}"
+            );
+            assert_eq!(
+                a.challenge.as_deref(),
+                Some("Bearer realm=\"fluss-gateway\""),
+                "{label}"
+            );
+            assert!(
+                a.body["error"]["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(needle),
+                "{label}: {a:?}"
+            );
+        }
+    }
+    let a = send(&app, "GET", DATABASES, &[("x-api-key", &demo)], None).await;
+    assert_eq!(a.status, 200, "{a:?}");
+    let bearer = format!("Bearer {demo}");
+    let a = send(&app, "GET", DATABASES, &[("authorization", &bearer)], None).await;
+    assert_eq!(a.status, 200, "{a:?}");
+
+    // Scopes: checked before the handler, naming the class and the object.
+    let a = send(&app, "GET", DATABASES, &[("x-api-key", &reader)], None).await;
+    assert_eq!((a.status, a.code()), (403, "unauthorized"), "{a:?}");
+    assert!(
+        a.text.contains("`read`") && a.text.contains("cluster `default`"),
+        "{a:?}"
+    );
+    let a = send(
+        &app,
+        "GET",
+        "/v1/clusters/default/databases/sales/tables",
+        &[("x-api-key", &reader)],
+        None,
+    )
+    .await;
+    assert_eq!((a.status, a.code()), (404, "database_not_found"), "{a:?}");
+    let write = json!({"entries":[{"id":"a","append":{"v":1}}]});
+    let a = send(
+        &app,
+        "POST",
+        "/v1/clusters/default/databases/sales/tables/t/records",
+        &[("x-api-key", &reader)],
+        Some(write),
+    )
+    .await;
+    assert_eq!((a.status, a.code()), (403, "unauthorized"), "{a:?}");
+    assert!(a.text.contains("`write` on table `sales.t`"), "{a:?}");
+    // Hostile names still meet the identifier rule after authorization.
+    let a = send(
+        &app,
+        "GET",
+        "/v1/clusters/default/databases/..%2F..%2Fx/tables",
+        &[("x-api-key", &demo)],
+        None,
+    )
+    .await;
+    assert_eq!(a.status, 400, "{a:?}");
+    let a = send(
+        &app,
+        "GET",
+        "/v1/clusters/default/databases/%00/tables",
+        &[("x-api-key", &reader)],
+        None,
+    )
+    .await;
+    assert_eq!(a.status, 403, "{a:?}");
+
+    // Rotation: both keys work until the old one is revoked; it stops within the TTL.
+    let rotated = keys_tool(&stack, &secret_id, &["rotate", key_id(&demo)], None);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for key in [&demo, &rotated] {
+        let a = send(&app, "GET", DATABASES, &[("x-api-key", key)], None).await;
+        assert_eq!(a.status, 200, "{a:?}");
+    }
+    keys_tool(&stack, &secret_id, &["revoke", key_id(&demo)], None);
+    tokio::time::sleep(TTL + Duration::from_millis(300)).await;
+    let a = send(&app, "GET", DATABASES, &[("x-api-key", &demo)], None).await;
+    assert_eq!(a.status, 401, "a revoked key fails after the TTL: {a:?}");
+    let a = send(&app, "GET", DATABASES, &[("x-api-key", &rotated)], None).await;
+    assert_eq!(a.status, 200, "{a:?}");
+
+    // A key created now works without a restart (an unknown id forces a read).
+    let fresh = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "fresh", "--scope", "ops=read"],
+        None,
+    );
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let a = send(&app, "GET", DATABASES, &[("x-api-key", &fresh)], None).await;
+    assert_eq!(a.status, 200, "{a:?}");
+
+    drop(guard);
+    let text = logs.text();
+    for secret in [
+        &demo,
+        &reader,
+        &revoked,
+        &expired,
+        &rotated,
+        &fresh,
+        &wrong_secret,
+    ] {
+        let secret_part = &secret[18..];
+        assert!(!text.contains(secret_part), "a key reached the logs");
+    }
+    for reason in [
+        "wrong secret",
+        "disabled",
+        "expired",
+        "unknown key id",
+        "malformed",
+    ] {
+        assert!(text.contains(reason), "the log names the reason {reason:?}");
+    }
+    assert!(text.contains(key_id(&revoked)), "the log names the key id");
+}
+
+#[tokio::test]
+async fn password_mode_checks_http_basic_users_against_argon2_hashes() {
+    let stack = Stack::load();
+    let logs = Captured::default();
+    let guard = logs.start();
+    let secret_id = unique_name("gw-users");
+    let password = "correct horse battery staple";
+    keys_tool(
+        &stack,
+        &secret_id,
+        &["set-user", "carol", "--scope", "ops=read"],
+        Some(password),
+    );
+    let app = family_router(&env(&stack, "password", &secret_id), &Family::ALL).expect("router");
+    let basic = |user: &str, pw: &str| {
+        use base64::Engine;
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pw}"))
+        )
+    };
+    let good = basic("carol", password);
+    for _ in 0..2 {
+        let a = send(&app, "GET", DATABASES, &[("authorization", &good)], None).await;
+        assert_eq!(a.status, 200, "{a:?}");
+    }
+    for (label, header) in [
+        ("wrong password", basic("carol", "wrong password!!")),
+        ("unknown user", basic("mallory", password)),
+    ] {
+        let a = send(&app, "GET", DATABASES, &[("authorization", &header)], None).await;
+        assert_eq!(a.status, 401, "{label}: {a:?}");
+        assert_eq!(
+            a.challenge.as_deref(),
+            Some("Basic realm=\"fluss-gateway\", charset=\"UTF-8\""),
+            "{label}"
+        );
+    }
+    let a = send(
+        &app,
+        "POST",
+        "/v1/clusters/default/databases",
+        &[("authorization", &good)],
+        Some(json!({"name":"x"})),
+    )
+    .await;
+    assert_eq!(a.status, 403, "read-only user creating a database: {a:?}");
+    drop(guard);
+    assert!(
+        !logs.text().contains(password),
+        "the password reached the logs"
+    );
+}
+
+/// A PK table `(id INT, v STRING)` with one bucket, made outside the gateway.
+async fn pk_table(conn: &fluss::client::FlussConnection, path: &TablePath) {
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("v", DataTypes::string())
+        .primary_key(vec!["id"])
+        .and_then(|b| b.build())
+        .expect("schema");
+    let desc = TableDescriptor::builder()
+        .schema(schema)
+        .distributed_by(Some(1), vec!["id".to_owned()])
+        .build()
+        .expect("descriptor");
+    integration_tests::create_table(conn, path, &desc).await;
+    integration_tests::wait_for_leaders(conn, path, 1).await;
+}
+
+#[tokio::test]
+async fn a_key_with_its_own_sasl_user_is_bound_by_that_users_fluss_acls() {
+    let stack = Stack::load();
+    let logs = Captured::default();
+    let guard = logs.start();
+    let secret_id = unique_name("gw-acl");
+    let sasl_id = unique_name("gw-fluss-alice");
+    let alice_password = stack.sasl_password("alice").to_owned();
+    let admin_password = stack.sasl_password("admin").to_owned();
+
+    // Fixtures outside the gateway: two tables, and an ACL letting alice use only the first.
+    let db = unique_name("auth_acl");
+    let mine = TablePath::new(db.clone(), "mine".to_owned());
+    let theirs = TablePath::new(db.clone(), "theirs".to_owned());
+    let conn = stack.connect_plaintext().await;
+    pk_table(&conn, &mine).await;
+    pk_table(&conn, &theirs).await;
+    let admin = conn.get_admin().expect("admin");
+    let acl = AclInfo {
+        resource_name: format!("{db}.mine"),
+        resource_type: ResourceType::Table,
+        principal_name: "alice".to_owned(),
+        principal_type: "User".to_owned(),
+        host: "*".to_owned(),
+        operation_type: OperationType::All,
+        permission_type: PermissionType::Allow,
+    };
+    let created = integration_tests::bounded("create acl", admin.create_acls(vec![acl]))
+        .await
+        .expect("create_acls");
+    // fluss-rs reports success as an error with code 0.
+    assert!(
+        created
+            .iter()
+            .all(|r| r.error.as_ref().is_none_or(|e| e.code == 0)),
+        "{created:?}"
+    );
+
+    // alice's SASL credentials in their own secret; her key is scoped to everything, so any
+    // refusal below is Fluss's.
+    let sm = SecretsManager::from_map(&aws_env(&stack));
+    sm.write(
+        &sasl_id,
+        &json!({"username":"alice","password":alice_password}).to_string(),
+        true,
+    )
+    .await
+    .expect("SASL secret");
+    let alice = keys_tool(
+        &stack,
+        &secret_id,
+        &[
+            "create",
+            "--principal",
+            "alice",
+            "--scope",
+            "ops=*",
+            "--identity",
+            &format!("sasl:{sasl_id}"),
+        ],
+        None,
+    );
+    let service = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "ops", "--scope", "ops=*"],
+        None,
+    );
+
+    let mut env = env(&stack, "api-key", &secret_id);
+    for (k, v) in [
+        (
+            "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS",
+            stack.var("FLUSS_BOOTSTRAP_SASL"),
+        ),
+        (
+            "FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__ACCOUNT",
+            "admin",
+        ),
+        (
+            "FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__SECRET",
+            admin_password.as_str(),
+        ),
+        (
+            "FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__IDENTITY_MODE",
+            "user",
+        ),
+    ] {
+        env.insert(k.to_owned(), v.to_owned());
+    }
+    let app = family_router(&env, &Family::ALL).expect("router");
+    let records = |t: &str| format!("/v1/clusters/default/databases/{db}/tables/{t}/records");
+    let row = |id: i32| json!({"entries":[{"id":"e","upsert":{"id":id,"v":format!("by-{id}")}}]});
+
+    let a = send(
+        &app,
+        "POST",
+        &records("mine"),
+        &[("x-api-key", &alice)],
+        Some(row(1)),
+    )
+    .await;
+    assert_eq!(
+        (a.status, &a.body["success_count"]),
+        (200, &json!(1)),
+        "{a:?}"
+    );
+    let lookup = format!("{}/lookup", records("mine"));
+    let a = send(
+        &app,
+        "POST",
+        &lookup,
+        &[("x-api-key", &service)],
+        Some(json!({"keys":[{"id":1}]})),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(
+        a.body["results"][0]["row"],
+        json!({"id":1,"v":"by-1"}),
+        "{a:?}"
+    );
+
+    let a = send(
+        &app,
+        "POST",
+        &records("theirs"),
+        &[("x-api-key", &alice)],
+        Some(row(2)),
+    )
+    .await;
+    assert_eq!(
+        (a.status, a.code()),
+        (403, "unauthorized"),
+        "Fluss denies alice: {a:?}"
+    );
+    // The same write as the service account lands: the table is fine, the ACL said no.
+    let a = send(
+        &app,
+        "POST",
+        &records("theirs"),
+        &[("x-api-key", &service)],
+        Some(row(2)),
+    )
+    .await;
+    assert_eq!(
+        (a.status, &a.body["success_count"]),
+        (200, &json!(1)),
+        "{a:?}"
+    );
+    // alice still reaches her own table after the refusal.
+    let a = send(
+        &app,
+        "POST",
+        &records("mine"),
+        &[("x-api-key", &alice)],
+        Some(row(3)),
+    )
+    .await;
+    assert_eq!(
+        (a.status, &a.body["success_count"]),
+        (200, &json!(1)),
+        "{a:?}"
+    );
+
+    drop(guard);
+    let text = logs.text();
+    for secret in [
+        alice_password.as_str(),
+        admin_password.as_str(),
+        &alice[18..],
+        &service[18..],
+    ] {
+        assert!(!text.contains(secret), "a secret reached the logs");
+    }
+}
