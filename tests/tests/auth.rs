@@ -22,6 +22,8 @@ use integration_tests::{Stack, unique_name, workspace_bin};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+mod write_support;
+
 /// Short, so revocation is observable in a test.
 const TTL: Duration = Duration::from_secs(1);
 const REFRESH: &str = "200ms";
@@ -47,7 +49,22 @@ async fn send(
     headers: &[(&str, &str)],
     body: Option<Value>,
 ) -> Answer {
+    send_with(app, method, uri, headers, body, None).await
+}
+
+/// [`send`] with the API Gateway request context a Lambda authorizer would have filled.
+async fn send_with(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+    context: Option<lambda_http::request::RequestContext>,
+) -> Answer {
     let mut req = Request::builder().method(method).uri(uri);
+    if let Some(context) = context {
+        req = req.extension(context);
+    }
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -620,4 +637,187 @@ async fn a_key_with_its_own_sasl_user_is_bound_by_that_users_fluss_acls() {
     ] {
         assert!(!text.contains(secret), "a secret reached the logs");
     }
+}
+
+/// `cargo lambda invoke fluss-authorizer` with `fixture` (its `${API_KEY}` replaced by `key`).
+fn invoke_authorizer(port: u16, fixture: &str, key: &str) -> Value {
+    let text = std::fs::read_to_string(integration_tests::repo_root().join("events").join(fixture))
+        .expect("fixture");
+    let data = std::env::temp_dir().join(format!("authorizer-{port}-{fixture}"));
+    std::fs::write(&data, text.replace("${API_KEY}", key)).expect("event file");
+    let out = std::process::Command::new("cargo")
+        .args([
+            "lambda",
+            "invoke",
+            "fluss-authorizer",
+            "--invoke-address",
+            "127.0.0.1",
+            "--invoke-port",
+        ])
+        .arg(port.to_string())
+        .arg("--data-file")
+        .arg(&data)
+        .output()
+        .expect("cargo lambda invoke");
+    let _ = std::fs::remove_file(&data);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "invoke {fixture}: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|_| panic!("{fixture}: {stdout}"))
+}
+
+#[tokio::test]
+async fn the_authorizer_allows_and_denies_as_the_route_functions_would() {
+    let stack = Stack::load();
+    let secret_id = unique_name("gw-authz");
+    let demo = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "demo", "--scope", "ops=*"],
+        None,
+    );
+    let reader = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "reader", "--scope", "ops=read"],
+        None,
+    );
+    let revoked = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "old", "--scope", "ops=*"],
+        None,
+    );
+    keys_tool(&stack, &secret_id, &["revoke", key_id(&revoked)], None);
+
+    // The functions under `cargo lambda watch`, configured as a deploy would be.
+    let mut file = std::fs::read_to_string(Stack::env_path()).expect("stack env");
+    for (k, v) in env(&stack, "api-key", &secret_id) {
+        if k.starts_with("FLUSS_GATEWAY__SECURITY__") {
+            file.push_str(&format!("{k}={v}\n"));
+        }
+    }
+    let env_file = std::env::temp_dir().join(format!("{secret_id}.env"));
+    std::fs::write(&env_file, file).expect("env file");
+    let gw = write_support::Gateway::watch_with(&env_file).await;
+    let port = gw.addr.port();
+
+    let api_key_mode =
+        family_router(&env(&stack, "api-key", &secret_id), &Family::ALL).expect("router");
+    let mut authorizer_env = env(&stack, "authorizer", &secret_id);
+    authorizer_env.insert(
+        "AWS_LAMBDA_RUNTIME_API".to_owned(),
+        "127.0.0.1:9001".to_owned(),
+    );
+    let authorizer_mode = family_router(&authorizer_env, &Family::ALL).expect("router");
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            integration_tests::repo_root().join("events/authorizer-api-key.json"),
+        )
+        .expect("fixture"),
+    )
+    .expect("fixture JSON");
+    let records = "/v1/clusters/default/databases/demo/tables/users/records";
+    let row = json!({"entries":[{"id":"a","upsert":{"id":1,"name":"x","score":1}}]});
+
+    let not_a_key = "flgw_short";
+    for (label, file, key, allowed) in [
+        (
+            "demo (x-api-key)",
+            "authorizer-api-key.json",
+            demo.as_str(),
+            true,
+        ),
+        (
+            "demo (Bearer)",
+            "authorizer-bearer.json",
+            demo.as_str(),
+            true,
+        ),
+        ("reader", "authorizer-api-key.json", reader.as_str(), true),
+        (
+            "revoked",
+            "authorizer-api-key.json",
+            revoked.as_str(),
+            false,
+        ),
+        ("malformed", "authorizer-api-key.json", not_a_key, false),
+        ("missing", "authorizer-no-key.json", demo.as_str(), false),
+    ] {
+        let decision = invoke_authorizer(port, file, key);
+        assert_eq!(decision["isAuthorized"], allowed, "{label}: {decision}");
+        let text = decision.to_string();
+        assert!(
+            !text.contains(&key[key.len().saturating_sub(20)..]) || !allowed,
+            "{label}: the key is in the context"
+        );
+        // The route function in api-key mode, given the same headers.
+        let headers: Vec<(&str, &str)> = match file {
+            "authorizer-no-key.json" => vec![],
+            "authorizer-bearer.json" => vec![],
+            _ => vec![("x-api-key", key)],
+        };
+        let bearer = format!("Bearer {key}");
+        let headers = if file == "authorizer-bearer.json" {
+            vec![("authorization", bearer.as_str())]
+        } else {
+            headers
+        };
+        let direct = send(&api_key_mode, "GET", DATABASES, &headers, None).await;
+        assert_eq!(
+            direct.status != 401,
+            allowed,
+            "{label}: api-key mode {direct:?}"
+        );
+        if !allowed {
+            continue;
+        }
+        // The route function in authorizer mode, given the authorizer's context, decides each
+        // route as api-key mode does.
+        let mut context = fixture["requestContext"].clone();
+        context["authorizer"] = json!({"lambda": decision["context"]});
+        let context: lambda_http::request::RequestContext =
+            lambda_http::request::RequestContext::ApiGatewayV2(
+                serde_json::from_value(context).expect("request context"),
+            );
+        for (method, uri, body) in [
+            ("GET", DATABASES, None),
+            ("POST", records, Some(row.clone())),
+        ] {
+            let via_authorizer = send_with(
+                &authorizer_mode,
+                method,
+                uri,
+                &[],
+                body.clone(),
+                Some(context.clone()),
+            )
+            .await;
+            let direct = send(&api_key_mode, method, uri, &headers, body).await;
+            assert_eq!(
+                via_authorizer.status, direct.status,
+                "{label} {method} {uri}: {via_authorizer:?} vs {direct:?}"
+            );
+            assert_eq!(
+                via_authorizer.code(),
+                direct.code(),
+                "{label} {method} {uri}"
+            );
+        }
+    }
+    // Without an authorizer context, authorizer mode refuses.
+    let a = send(
+        &authorizer_mode,
+        "GET",
+        DATABASES,
+        &[("x-api-key", &demo)],
+        None,
+    )
+    .await;
+    assert_eq!(a.status, 401, "{a:?}");
+    drop(gw);
+    let _ = std::fs::remove_file(&env_file);
 }

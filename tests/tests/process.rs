@@ -63,6 +63,7 @@ fn an_unknown_key_makes_every_function_exit_2_naming_it_and_the_nearest_key() {
         "fluss-lookup",
         "fluss-config",
         "fluss-gateway",
+        "fluss-authorizer",
     ] {
         let mut env = CLUSTER.to_vec();
         env.push(("FLUSS_GATEWAY__REST__REQUEST_TIMEOUTT", "5s"));

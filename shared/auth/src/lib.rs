@@ -100,6 +100,8 @@ pub struct Caller {
     pub scopes: Option<Vec<Scope>>,
     /// The Fluss principal every call of the request acts as.
     pub identity: Identity,
+    /// Where that identity comes from (for the authorizer's context; never a secret).
+    pub identity_ref: IdentityRef,
 }
 
 impl Caller {
@@ -110,6 +112,7 @@ impl Caller {
             key_id: None,
             scopes: None,
             identity: Identity::Service,
+            identity_ref: IdentityRef::Service,
         }
     }
 
@@ -308,6 +311,7 @@ impl Authenticator {
             key_id: grant.key_id,
             scopes: Some(grant.scopes),
             identity,
+            identity_ref: grant.identity,
         })
     }
 }

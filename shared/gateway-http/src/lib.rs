@@ -16,6 +16,7 @@
 )]
 
 mod admission;
+mod authorizer;
 mod catalog;
 mod checks;
 mod cluster_configs;
@@ -31,6 +32,7 @@ mod table_route;
 #[cfg(test)]
 mod test_support;
 
+pub use authorizer::authorizer_app;
 pub use catalog::options::{DEFAULT_METADATA_MAX_CONCURRENT, METADATA_MAX_CONCURRENT_KEY};
 pub use catalog::{CatalogOptions, CatalogState, catalog_routes};
 pub use checks::{

@@ -164,6 +164,11 @@ impl Gateway {
     /// `cargo lambda watch` serving every function of the workspace with the stack's env file,
     /// as `make run` does; ready once `GET /health` answers (the first call may compile).
     pub async fn watch() -> Gateway {
+        Gateway::watch_with(&Stack::env_path()).await
+    }
+
+    /// [`Gateway::watch`] with the functions' environment from `env_file`.
+    pub async fn watch_with(env_file: &std::path::Path) -> Gateway {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free port")
@@ -195,7 +200,7 @@ impl Gateway {
             ])
             .arg(port.to_string())
             .arg("--env-file")
-            .arg(Stack::env_path())
+            .arg(env_file)
             .current_dir(&repo)
             .process_group(0)
             .stdout(out)
