@@ -46,6 +46,8 @@ struct Slot {
     current: RwLock<Option<Arc<PooledConnection>>>,
     fill: tokio::sync::Mutex<FillState>,
     attempts: AtomicU64,
+    /// Milliseconds since the pool was made, at the last request for this slot.
+    last_used_ms: AtomicU64,
 }
 
 impl Slot {
@@ -68,6 +70,7 @@ enum ProbeOutcome {
 }
 
 struct Inner {
+    created: Instant,
     config: PoolConfig,
     clusters: HashMap<String, Arc<ClusterConfig>>,
     slots: Mutex<HashMap<(String, Identity), Arc<Slot>>>,
@@ -99,6 +102,7 @@ impl Pool {
             .collect();
         Pool {
             inner: Arc::new(Inner {
+                created: Instant::now(),
                 config,
                 clusters,
                 slots: Mutex::new(HashMap::new()),
@@ -131,22 +135,43 @@ impl Pool {
         self.inner.stats.snapshot()
     }
 
-    fn slot(&self, cluster: &str, identity: &Identity) -> Result<Arc<Slot>, GatewayError> {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.inner.created.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn slot(&self, config: &ClusterConfig, identity: &Identity) -> Result<Arc<Slot>, GatewayError> {
+        let now = self.now_ms();
         let mut slots = self
             .inner
             .slots
             .lock()
             .map_err(|_| GatewayError::internal("the connection pool lock was poisoned"))?;
-        let slot = slots
-            .entry((cluster.to_owned(), identity.clone()))
-            .or_insert_with(|| {
-                Arc::new(Slot {
-                    current: RwLock::new(None),
-                    fill: tokio::sync::Mutex::new(FillState::default()),
-                    attempts: AtomicU64::new(0),
-                })
-            });
-        Ok(slot.clone())
+        let key = (config.id.clone(), identity.clone());
+        if let Some(slot) = slots.get(&key) {
+            slot.last_used_ms.store(now, Ordering::Release);
+            return Ok(slot.clone());
+        }
+        if matches!(identity, Identity::User(_)) {
+            evict_users(&mut slots, config, now);
+        }
+        let slot = Arc::new(Slot {
+            current: RwLock::new(None),
+            fill: tokio::sync::Mutex::new(FillState::default()),
+            attempts: AtomicU64::new(0),
+            last_used_ms: AtomicU64::new(now),
+        });
+        slots.insert(key, slot.clone());
+        Ok(slot)
+    }
+
+    /// How many identities of `cluster` have a connection slot (the service identity and each
+    /// per-caller user): what the per-caller cap bounds.
+    pub fn identities(&self, cluster: &str) -> usize {
+        self.inner
+            .slots
+            .lock()
+            .map(|slots| slots.keys().filter(|(c, _)| c == cluster).count())
+            .unwrap_or(0)
     }
 
     /// The shared connection to `cluster` as `identity`, connecting (once, however many
@@ -164,7 +189,7 @@ impl Pool {
         let config = self.cluster_arc(cluster)?.clone();
         // Before a slot exists: a refused identity must not leave an entry behind.
         config.credentials_for(identity)?;
-        let slot = self.slot(cluster, identity)?;
+        let slot = self.slot(&config, identity)?;
         if let Some(conn) = slot.current()
             && conn.health.decide(&config.health) == Action::Use
         {
@@ -471,6 +496,55 @@ impl Pool {
     }
 }
 
+/// Makes room for one more per-caller slot of `config`'s cluster: slots unused for the idle
+/// timeout go, then the least recently used until one fewer than the cap remain. An evicted
+/// connection is closed once no request holds it any more (bounded wait), so a caller in flight
+/// is never cut off.
+fn evict_users(
+    slots: &mut HashMap<(String, Identity), Arc<Slot>>,
+    config: &ClusterConfig,
+    now: u64,
+) {
+    let idle_ms = u64::try_from(config.user_idle_timeout.as_millis()).unwrap_or(u64::MAX);
+    let mut users: Vec<((String, Identity), u64)> = slots
+        .iter()
+        .filter(|((c, id), _)| *c == config.id && matches!(id, Identity::User(_)))
+        .map(|(k, slot)| (k.clone(), slot.last_used_ms.load(Ordering::Acquire)))
+        .collect();
+    users.sort_by_key(|(_, used)| *used);
+    let keep = config.max_user_connections.saturating_sub(1);
+    let excess = users.len().saturating_sub(keep);
+    for (i, (key, used)) in users.into_iter().enumerate() {
+        let idle = now.saturating_sub(used) >= idle_ms;
+        if i >= excess && !idle {
+            continue;
+        }
+        let Some(slot) = slots.remove(&key) else {
+            continue;
+        };
+        let reason = if idle { "idle" } else { "capacity" };
+        tracing::info!(cluster = %config.id, reason, "closing a per-caller Fluss connection");
+        if let Some(conn) = slot.current() {
+            slot.set(None);
+            close_when_unused(conn);
+        }
+    }
+}
+
+/// Closes `conn` once only this task holds it (at most 30 s later), off the request path.
+fn close_when_unused(conn: Arc<PooledConnection>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    runtime.spawn(async move {
+        let until = Instant::now() + Duration::from_secs(30);
+        while Arc::strong_count(&conn) > 1 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        conn.close(Duration::from_secs(1)).await;
+    });
+}
+
 struct ConnectFailure {
     error: GatewayError,
     /// The caller's own deadline ended the attempt: it says nothing about the cluster.
@@ -521,6 +595,35 @@ mod tests {
         let config =
             PoolConfig::new(vec![ClusterConfig::plaintext("c", bootstrap)]).expect("config");
         Pool::new(config)
+    }
+
+    #[tokio::test]
+    async fn per_caller_slots_are_capped_and_idle_ones_evicted() {
+        let mut cluster = ClusterConfig::plaintext("c", refused_port());
+        cluster.security_protocol = crate::config::SecurityProtocol::Sasl;
+        cluster.identity_mode = crate::config::IdentityMode::User;
+        cluster.max_user_connections = 2;
+        cluster.user_idle_timeout = Duration::from_secs(2);
+        let pool = Pool::new(PoolConfig::new(vec![cluster]).expect("config"));
+        let user = |name: &str| Identity::user(name, crate::identity::Secret::new("pw"));
+        for name in ["alice", "bob", "carol"] {
+            // Nothing listens: the connect fails, but the slot exists.
+            let started = Instant::now();
+            let _ = pool
+                .connection("c", &user(name), &Deadline::after(Duration::from_secs(2)))
+                .await;
+            assert!(
+                started.elapsed() < Duration::from_secs(1),
+                "{name}: {:?}",
+                started.elapsed()
+            );
+        }
+        assert_eq!(pool.identities("c"), 2, "the cap holds");
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        let _ = pool
+            .connection("c", &user("dave"), &Deadline::after(Duration::from_secs(2)))
+            .await;
+        assert_eq!(pool.identities("c"), 1, "idle slots were evicted");
     }
 
     #[tokio::test]

@@ -47,6 +47,14 @@ pub const SERVICE_SECRET_KEY: &str = "connection.service.secret";
 pub const SERVICE_SECRET_ENV_KEY: &str = "connection.service.secret-env";
 /// `connection.identity-mode`: `service` (one shared principal) or `user` (per-caller SASL users).
 pub const IDENTITY_MODE_KEY: &str = "connection.identity-mode";
+/// Per-caller (identity mode `user`) connections kept per cluster at most.
+pub const MAX_USER_CONNECTIONS_KEY: &str = "connection.max-user-connections";
+/// A per-caller connection unused for this long is closed.
+pub const USER_IDLE_TIMEOUT_KEY: &str = "connection.user-idle-timeout";
+/// Default of [`MAX_USER_CONNECTIONS_KEY`].
+pub const DEFAULT_MAX_USER_CONNECTIONS: usize = 16;
+/// Default of [`USER_IDLE_TIMEOUT_KEY`].
+pub const DEFAULT_USER_IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 /// `client.writer.linger`: how long the writer waits to fill a batch.
 pub const WRITER_LINGER_KEY: &str = "client.writer.linger";
 /// `client.writer.retries`: re-sends of a failed batch before its rows fail.
@@ -174,6 +182,18 @@ pub const CLUSTER_KEYS: &[KeySpec] = &[
         "name of an environment variable holding the service account password",
     ),
     key(IDENTITY_MODE_KEY, Some("service"), false, "service | user"),
+    key(
+        MAX_USER_CONNECTIONS_KEY,
+        Some("16"),
+        false,
+        "per-caller connections kept at most; the least recently used is closed first",
+    ),
+    key(
+        USER_IDLE_TIMEOUT_KEY,
+        Some("10min"),
+        false,
+        "a per-caller connection unused this long is closed",
+    ),
     key(WRITER_LINGER_KEY, Some("2ms"), false, "writer batch linger"),
     key(
         WRITER_RETRIES_KEY,

@@ -174,6 +174,10 @@ pub struct ClusterConfig {
     pub service_account: Option<SaslCredentials>,
     /// Which principal requests act as.
     pub identity_mode: IdentityMode,
+    /// Per-caller connections kept at most (identity mode `user`).
+    pub max_user_connections: usize,
+    /// A per-caller connection unused this long is closed.
+    pub user_idle_timeout: Duration,
     /// fluss-rs client settings.
     pub client: ClientTuning,
     /// Probe and rebuild policy.
@@ -192,6 +196,8 @@ impl ClusterConfig {
             security_protocol: SecurityProtocol::Plaintext,
             service_account: None,
             identity_mode: IdentityMode::Service,
+            max_user_connections: super::DEFAULT_MAX_USER_CONNECTIONS,
+            user_idle_timeout: super::DEFAULT_USER_IDLE_TIMEOUT,
             client: ClientTuning::default(),
             health: HealthPolicy::default(),
             table_cache: TableCachePolicy::default(),

@@ -12,11 +12,11 @@ use super::{
     BOOTSTRAP_SERVERS_KEY, CLUSTER_KEY_PREFIX, CLUSTER_KEYS, CLUSTERS_KEY, CONNECT_TIMEOUT_KEY,
     ClientTuning, ClusterConfig, ENV_PREFIX, HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY,
     HEALTH_PROBE_TIMEOUT_KEY, IDENTITY_MODE_KEY, IdentityMode, LOOKUP_LINGER_KEY,
-    LOOKUP_RETRIES_KEY, PoolConfig, SECURITY_PROTOCOL_KEY, SERVICE_ACCOUNT_KEY,
-    SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_KEY, SecurityProtocol, TABLE_CACHE_MAX_TABLES_KEY,
-    TABLE_CACHE_TTL_KEY, WRITER_BATCH_SIZE_KEY, WRITER_BUFFER_MEMORY_KEY,
-    WRITER_BUFFER_WAIT_TIMEOUT_KEY, WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key,
-    env_var_name, format_duration, format_size,
+    LOOKUP_RETRIES_KEY, MAX_USER_CONNECTIONS_KEY, PoolConfig, SECURITY_PROTOCOL_KEY,
+    SERVICE_ACCOUNT_KEY, SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_KEY, SecurityProtocol,
+    TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY, USER_IDLE_TIMEOUT_KEY, WRITER_BATCH_SIZE_KEY,
+    WRITER_BUFFER_MEMORY_KEY, WRITER_BUFFER_WAIT_TIMEOUT_KEY, WRITER_LINGER_KEY,
+    WRITER_RETRIES_KEY, cluster_key, env_var_name, format_duration, format_size,
 };
 use crate::identity::{SaslCredentials, Secret};
 use gateway_core::settings::{Slot, parse_into};
@@ -276,6 +276,12 @@ fn build_cluster(
         cfg.connect_timeout = d;
     }
     parse_security(id, given, map, &mut cfg, problems, warnings);
+    if let Some(n) = given.positive(MAX_USER_CONNECTIONS_KEY, problems) {
+        cfg.max_user_connections = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    if let Some(d) = given.duration(USER_IDLE_TIMEOUT_KEY, false, problems) {
+        cfg.user_idle_timeout = d;
+    }
     parse_client_tuning(id, given, &mut cfg.client, problems, warnings);
     parse_health_and_cache(given, &mut cfg, problems);
     (problems.len() == before).then_some(cfg)
