@@ -108,6 +108,20 @@ impl Stack {
         .collect()
     }
 
+    /// The stack's AWS variables (moto's endpoint, test credentials, region), as a function's
+    /// environment map carries them to the Secrets Manager client.
+    pub fn aws_env(&self) -> std::collections::BTreeMap<String, String> {
+        [
+            "AWS_ENDPOINT_URL",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_REGION",
+        ]
+        .iter()
+        .map(|k| ((*k).to_owned(), self.var(k).to_owned()))
+        .collect()
+    }
+
     /// Fluss version the stack runs.
     pub fn fluss_version(&self) -> &str {
         self.var("FLUSS_VERSION")

@@ -100,17 +100,8 @@ async fn send_with(
     }
 }
 
-/// The AWS variables of the stack (moto), as the gateway and the key tool read them.
 fn aws_env(stack: &Stack) -> BTreeMap<String, String> {
-    [
-        "AWS_ENDPOINT_URL",
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_REGION",
-    ]
-    .iter()
-    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
-    .collect()
+    stack.aws_env()
 }
 
 /// A gateway environment in `mode` reading `secret_id`.
@@ -555,20 +546,21 @@ async fn a_key_with_its_own_sasl_user_is_bound_by_that_users_fluss_acls() {
     let app = family_router(&env, &Family::ALL).expect("router");
     let records = |t: &str| format!("/v1/clusters/default/databases/{db}/tables/{t}/records");
     let row = |id: i32| json!({"entries":[{"id":"e","upsert":{"id":id,"v":format!("by-{id}")}}]});
+    // One upsert of `id` into `table` with `key`; the answer.
+    let upsert = |table: &'static str, key: String, id: i32| {
+        let (app, uri) = (app.clone(), records(table));
+        async move { send(&app, "POST", &uri, &[("x-api-key", &key)], Some(row(id))).await }
+    };
+    let assert_written = |a: &Answer| {
+        assert_eq!(
+            (a.status, &a.body["success_count"]),
+            (200, &json!(1)),
+            "{a:?}"
+        )
+    };
 
-    let a = send(
-        &app,
-        "POST",
-        &records("mine"),
-        &[("x-api-key", &alice)],
-        Some(row(1)),
-    )
-    .await;
-    assert_eq!(
-        (a.status, &a.body["success_count"]),
-        (200, &json!(1)),
-        "{a:?}"
-    );
+    let a = upsert("mine", alice.clone(), 1).await;
+    assert_written(&a);
     let lookup = format!("{}/lookup", records("mine"));
     let a = send(
         &app,
@@ -585,47 +577,18 @@ async fn a_key_with_its_own_sasl_user_is_bound_by_that_users_fluss_acls() {
         "{a:?}"
     );
 
-    let a = send(
-        &app,
-        "POST",
-        &records("theirs"),
-        &[("x-api-key", &alice)],
-        Some(row(2)),
-    )
-    .await;
+    let a = upsert("theirs", alice.clone(), 2).await;
     assert_eq!(
         (a.status, a.code()),
         (403, "unauthorized"),
         "Fluss denies alice: {a:?}"
     );
     // The same write as the service account lands: the table is fine, the ACL said no.
-    let a = send(
-        &app,
-        "POST",
-        &records("theirs"),
-        &[("x-api-key", &service)],
-        Some(row(2)),
-    )
-    .await;
-    assert_eq!(
-        (a.status, &a.body["success_count"]),
-        (200, &json!(1)),
-        "{a:?}"
-    );
+    let a = upsert("theirs", service.clone(), 2).await;
+    assert_written(&a);
     // alice still reaches her own table after the refusal.
-    let a = send(
-        &app,
-        "POST",
-        &records("mine"),
-        &[("x-api-key", &alice)],
-        Some(row(3)),
-    )
-    .await;
-    assert_eq!(
-        (a.status, &a.body["success_count"]),
-        (200, &json!(1)),
-        "{a:?}"
-    );
+    let a = upsert("mine", alice.clone(), 3).await;
+    assert_written(&a);
 
     drop(guard);
     let text = logs.text();
@@ -818,6 +781,20 @@ async fn the_authorizer_allows_and_denies_as_the_route_functions_would() {
     )
     .await;
     assert_eq!(a.status, 401, "{a:?}");
+    let log = gw.log.clone().expect("watch log");
     drop(gw);
     let _ = std::fs::remove_file(&env_file);
+    // The functions' own log lines (cargo lambda watch collects them).
+    let text = std::fs::read_to_string(&log).expect("watch log");
+    assert!(
+        text.contains("credential refused"),
+        "the authorizer's lines are in {}",
+        log.display()
+    );
+    for key in [&demo, &reader, &revoked] {
+        assert!(
+            !text.contains(&key[18..]),
+            "a key reached the authorizer's log"
+        );
+    }
 }

@@ -43,15 +43,7 @@ async fn run() -> Result<(), String> {
     let keys = arg(1, 1000)?;
     let requests = arg(2, 20_000)?;
     let stack = Stack::load();
-    let aws: std::collections::BTreeMap<String, String> = [
-        "AWS_ENDPOINT_URL",
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_REGION",
-    ]
-    .iter()
-    .map(|k| ((*k).to_owned(), stack.var(k).to_owned()))
-    .collect();
+    let aws = stack.aws_env();
     let secret_id = unique_name("bench-keys");
     let mut doc = Document::default();
     let mut last = String::new();

@@ -126,6 +126,8 @@ pub fn parse(raw: &[u8]) -> Answer {
 pub struct Gateway {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Where `cargo lambda watch` (and the functions it runs) log, when watched.
+    pub log: Option<std::path::PathBuf>,
     backing: Backing,
 }
 
@@ -210,6 +212,7 @@ impl Gateway {
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
         let gw = Gateway {
             addr,
+            log: Some(log.clone()),
             backing: Backing::Watch(child),
         };
         let until = Instant::now() + Duration::from_secs(300);
@@ -283,6 +286,7 @@ impl Gateway {
         });
         Gateway {
             addr,
+            log: None,
             backing: Backing::InProcess(task),
         }
     }
