@@ -147,3 +147,35 @@ fn every_response_carries_x_request_id_and_throttling_carries_retry_after() {
         }
     }
 }
+
+#[test]
+fn every_operation_but_the_probes_accepts_the_declared_credentials() {
+    let doc = document();
+    let schemes = doc["components"]["securitySchemes"]
+        .as_object()
+        .expect("security schemes");
+    assert_eq!(
+        schemes.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["ApiKey", "Bearer", "Basic"]
+    );
+    assert_eq!(schemes["ApiKey"]["name"], "x-api-key");
+    let global = doc["security"].as_array().expect("global security");
+    for scheme in schemes.keys() {
+        assert!(
+            global.iter().any(|s| s.get(scheme).is_some()),
+            "{scheme} is not offered"
+        );
+    }
+    for (method, path) in documented_operations(&doc) {
+        let own = &doc["paths"][&path][&method]["security"];
+        let open = path == gateway_core::routes::HEALTH || path == gateway_core::routes::READY;
+        if open {
+            assert_eq!(own, &serde_json::json!([]), "{method} {path} must be open");
+        } else {
+            assert!(
+                own.is_null(),
+                "{method} {path} overrides the global security"
+            );
+        }
+    }
+}
