@@ -119,7 +119,16 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
         .unwrap_or_else(|| "unmatched".to_owned());
     let request_id = ctx.request_id.clone();
     let (mut parts, body) = req.into_parts();
-    let admitted = admit(&guard.auth, &mut parts, &method, &route).await;
+    // A slow Secrets Manager read must not outlive the request's deadline.
+    let admitted = ctx
+        .call
+        .deadline
+        .bound(
+            "checking credentials",
+            admit(&guard.auth, &mut parts, &method, &route),
+        )
+        .await
+        .and_then(|admitted| admitted);
     let response = match admitted {
         Err(error) => {
             let mut response = error_response(&error, &request_id);
