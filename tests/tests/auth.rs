@@ -798,3 +798,72 @@ async fn the_authorizer_allows_and_denies_as_the_route_functions_would() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_service_password_can_come_from_secrets_manager() {
+    let stack = Stack::load();
+    let logs = Captured::default();
+    let guard = logs.start();
+    let admin_password = stack.sasl_password("admin").to_owned();
+    let secret = unique_name("gw-service");
+    SecretsManager::from_map(&aws_env(&stack))
+        .write(
+            &secret,
+            &json!({"username":"admin","password":admin_password}).to_string(),
+            true,
+        )
+        .await
+        .expect("service secret");
+    let mut env = stack.gateway_env();
+    env.extend(aws_env(&stack));
+    env.insert(
+        "FLUSS_GATEWAY__CLUSTER__DEFAULT__BOOTSTRAP__SERVERS".into(),
+        stack.var("FLUSS_BOOTSTRAP_SASL").into(),
+    );
+    env.insert(
+        "gateway.cluster.default.connection.service.account".into(),
+        "admin".into(),
+    );
+    env.insert(
+        "FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__SECRET_ID".into(),
+        secret.clone(),
+    );
+
+    // Unresolved, the reference is refused by name; resolved, the SASL connection works.
+    let unresolved = family_router(&env, &Family::ALL).expect_err("unresolved reference");
+    assert!(
+        unresolved.contains("SECRET_ID`: Secrets Manager references"),
+        "{unresolved}"
+    );
+    let resolved = gateway_http::resolve_secret_references(&env)
+        .await
+        .expect("resolved");
+    let app = family_router(&resolved, &Family::ALL).expect("router");
+    let a = send(&app, "GET", DATABASES, &[], None).await;
+    assert_eq!(a.status, 200, "listing as admin over SASL: {a:?}");
+
+    let mut missing = env.clone();
+    missing.insert(
+        "FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__SECRET_ID".into(),
+        "no-such-secret".into(),
+    );
+    let e = gateway_http::resolve_secret_references(&missing)
+        .await
+        .expect_err("missing");
+    assert!(e.contains("secret `no-such-secret` does not exist"), "{e}");
+    let mut both = env.clone();
+    both.insert(
+        "FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__SECRET".into(),
+        "x".into(),
+    );
+    let e = gateway_http::resolve_secret_references(&both)
+        .await
+        .expect_err("both");
+    assert!(e.contains("set only one"), "{e}");
+    drop(guard);
+    assert!(
+        !logs.text().contains(&admin_password),
+        "the password reached the logs"
+    );
+    assert!(!unresolved.contains(&admin_password) && !e.contains(&admin_password));
+}

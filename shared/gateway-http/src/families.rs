@@ -55,6 +55,77 @@ pub fn settings_registry() -> Vec<Key> {
     .concat()
 }
 
+/// `env` with every `gateway.cluster.<id>.connection.service.secret-id` (either form) replaced by
+/// `…connection.service.secret` holding the password it names in Secrets Manager: the secret's
+/// string, or its `password` field when it is a JSON object (`{"username","password"}`, as the
+/// key tool's `set-identity` writes). Problems name keys and secret ids, never values.
+pub async fn resolve_secret_references(
+    env: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, String> {
+    use fluss_pool::config::{SERVICE_SECRET_ID_KEY, SERVICE_SECRET_KEY};
+    // `.connection.service.secret-id` and `__CONNECTION__SERVICE__SECRET_ID`, and their targets.
+    let env_form = |key: &str| {
+        let full = settings::env_var_name(&format!("{}{key}", settings::DOTTED_PREFIX));
+        format!("__{}", &full[settings::ENV_PREFIX.len()..])
+    };
+    let (dotted_from, dotted_to) = (
+        format!(".{SERVICE_SECRET_ID_KEY}"),
+        format!(".{SERVICE_SECRET_KEY}"),
+    );
+    let (env_from, env_to) = (
+        env_form(SERVICE_SECRET_ID_KEY),
+        env_form(SERVICE_SECRET_KEY),
+    );
+    let references: Vec<(String, String, String)> = env
+        .iter()
+        .filter_map(|(name, id)| {
+            let target = if name.starts_with(fluss_pool::config::CLUSTER_KEY_PREFIX) {
+                name.strip_suffix(&dotted_from)
+                    .map(|stem| format!("{stem}{dotted_to}"))
+            } else if name.starts_with(settings::ENV_PREFIX) {
+                name.strip_suffix(&env_from)
+                    .map(|stem| format!("{stem}{env_to}"))
+            } else {
+                None
+            };
+            target.map(|target| (name.clone(), id.trim().to_owned(), target))
+        })
+        .collect();
+    if references.is_empty() {
+        return Ok(env.clone());
+    }
+    let source = gateway_auth::SecretsManager::from_map(env);
+    let mut resolved = env.clone();
+    let mut problems = Vec::new();
+    for (name, id, target) in references {
+        if env.contains_key(&target) {
+            problems.push(format!("`{name}` and `{target}`: set only one of them"));
+            continue;
+        }
+        match source.read_optional(&id).await {
+            Ok(Some(text)) => {
+                let password = serde_json::from_str::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| {
+                        v.get("password")
+                            .and_then(|p| p.as_str())
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or_else(|| text.trim().to_owned());
+                resolved.remove(&name);
+                resolved.insert(target, password);
+            }
+            Ok(None) => problems.push(format!("`{name}`: secret `{id}` does not exist")),
+            Err(why) => problems.push(format!("`{name}`: secret `{id}` cannot be read: {why}")),
+        }
+    }
+    if problems.is_empty() {
+        Ok(resolved)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
 /// Namespaces whose owner checks every key itself (`gateway.cluster.<id>.*`).
 const OWNED_NAMESPACES: [&str; 1] = [fluss_pool::config::CLUSTER_KEY_PREFIX];
 
@@ -97,6 +168,7 @@ pub async fn family_app(
     env: &BTreeMap<String, String>,
     families: &[Family],
 ) -> Result<App, String> {
+    let env = &resolve_secret_references(env).await?;
     let (router, pool, auth) = family_parts(env, families)?;
     if let Some(store) = auth.store() {
         match store.preload().await {

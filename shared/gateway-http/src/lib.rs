@@ -44,7 +44,8 @@ pub use cluster_configs::{
 pub use error::{REQUEST_ID_HEADER, error_response};
 pub use extract::{ApiError, Input, ParseBody, serde_body};
 pub use families::{
-    Family, check_unknown_keys, family_app, family_router, gateway_router, settings_registry,
+    Family, check_unknown_keys, family_app, family_router, gateway_router,
+    resolve_secret_references, settings_registry,
 };
 pub use health::health_routes;
 pub use lookup::limits::{

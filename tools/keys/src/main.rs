@@ -18,7 +18,8 @@ usage: fluss-gateway-keys [--secret-id ID] COMMAND
   list                     keys and users, never a secret
   set-user NAME [--scope SPEC]... [--identity ...]   password read from stdin (first line)
   set-identity SECRET --username U   stores U's Fluss SASL password (stdin) as the secret SECRET,
-                           for keys created with --identity sasl:SECRET
+                           for keys created with --identity sasl:SECRET and for
+                           gateway.cluster.<id>.connection.service.secret-id (no --secret-id)
 SPEC: ops=read+write+ddl+config|*[,cluster=P][,database=P][,table=P]; P is *, prefix* or a name
 --secret-id defaults to $FLUSS_GATEWAY__SECURITY__SECRET_ID.
 exit codes: 0 done, 2 usage or document problem, 1 Secrets Manager failed";
@@ -106,20 +107,21 @@ fn parse(args: Vec<String>) -> Result<Options, String> {
 
 async fn run(args: Vec<String>) -> Result<(), Failure> {
     let mut o = parse(args).map_err(Failure::Usage)?;
-    let secret_id = o
-        .secret_id
-        .take()
-        .or_else(|| std::env::var("FLUSS_GATEWAY__SECURITY__SECRET_ID").ok())
-        .ok_or_else(|| Failure::Usage("no --secret-id".into()))?;
     let (command, rest) = o
         .positional
         .split_first()
         .ok_or_else(|| Failure::Usage("no command".into()))?;
     let (command, rest) = (command.clone(), rest.to_vec());
     let sm = SecretsManager::from_map(&std::env::vars().collect());
+    // The one command that writes its own secret, not the key document.
     if command == "set-identity" {
         return set_identity(&sm, &rest, o.username.as_deref()).await;
     }
+    let secret_id = o
+        .secret_id
+        .take()
+        .or_else(|| std::env::var("FLUSS_GATEWAY__SECURITY__SECRET_ID").ok())
+        .ok_or_else(|| Failure::Usage("no --secret-id".into()))?;
     let existing = sm.read_optional(&secret_id).await.map_err(Failure::Aws)?;
     let mut doc: Document = match &existing {
         Some(text) => serde_json::from_str(text).map_err(|e| {

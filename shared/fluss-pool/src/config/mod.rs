@@ -45,6 +45,9 @@ pub const SERVICE_ACCOUNT_KEY: &str = "connection.service.account";
 pub const SERVICE_SECRET_KEY: &str = "connection.service.secret";
 /// `connection.service.secret-env`: name of an environment variable holding that password.
 pub const SERVICE_SECRET_ENV_KEY: &str = "connection.service.secret-env";
+/// Secrets Manager id of the service account's password, resolved by the function's async
+/// start-up into [`SERVICE_SECRET_KEY`] before the registry is read.
+pub const SERVICE_SECRET_ID_KEY: &str = "connection.service.secret-id";
 /// `connection.identity-mode`: `service` (one shared principal) or `user` (per-caller SASL users).
 pub const IDENTITY_MODE_KEY: &str = "connection.identity-mode";
 /// Per-caller (identity mode `user`) connections kept per cluster at most.
@@ -180,6 +183,12 @@ pub const CLUSTER_KEYS: &[KeySpec] = &[
         None,
         false,
         "name of an environment variable holding the service account password",
+    ),
+    key(
+        SERVICE_SECRET_ID_KEY,
+        None,
+        false,
+        "Secrets Manager name or ARN of the service account password, read at start-up",
     ),
     key(IDENTITY_MODE_KEY, Some("service"), false, "service | user"),
     key(

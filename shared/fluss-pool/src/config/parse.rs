@@ -13,10 +13,10 @@ use super::{
     ClientTuning, ClusterConfig, ENV_PREFIX, HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY,
     HEALTH_PROBE_TIMEOUT_KEY, IDENTITY_MODE_KEY, IdentityMode, LOOKUP_LINGER_KEY,
     LOOKUP_RETRIES_KEY, MAX_USER_CONNECTIONS_KEY, PoolConfig, SECURITY_PROTOCOL_KEY,
-    SERVICE_ACCOUNT_KEY, SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_KEY, SecurityProtocol,
-    TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY, USER_IDLE_TIMEOUT_KEY, WRITER_BATCH_SIZE_KEY,
-    WRITER_BUFFER_MEMORY_KEY, WRITER_BUFFER_WAIT_TIMEOUT_KEY, WRITER_LINGER_KEY,
-    WRITER_RETRIES_KEY, cluster_key, env_var_name, format_duration, format_size,
+    SERVICE_ACCOUNT_KEY, SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_ID_KEY, SERVICE_SECRET_KEY,
+    SecurityProtocol, TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY, USER_IDLE_TIMEOUT_KEY,
+    WRITER_BATCH_SIZE_KEY, WRITER_BUFFER_MEMORY_KEY, WRITER_BUFFER_WAIT_TIMEOUT_KEY,
+    WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key, env_var_name, format_duration, format_size,
 };
 use crate::identity::{SaslCredentials, Secret};
 use gateway_core::settings::{Slot, parse_into};
@@ -336,6 +336,14 @@ fn parse_security(
         .get(SERVICE_ACCOUNT_KEY)
         .map(|raw| raw.value.trim())
         .filter(|v| !v.is_empty());
+    if let Some(raw) = given.get(SERVICE_SECRET_ID_KEY) {
+        // A function's start-up (`run_families`) replaces it with the secret's value; only a
+        // router built without that step sees it here.
+        problems.push(format!(
+            "`{}`: Secrets Manager references are resolved by the function's start-up; this configuration was not",
+            raw.source
+        ));
+    }
     let inline_secret = given.get(SERVICE_SECRET_KEY);
     let env_secret = given.get(SERVICE_SECRET_ENV_KEY);
     let secret = match (inline_secret, env_secret) {
