@@ -100,8 +100,6 @@ pub struct Caller {
     pub scopes: Option<Vec<Scope>>,
     /// The Fluss principal every call of the request acts as.
     pub identity: Identity,
-    /// Where that identity comes from (for the authorizer's context; never a secret).
-    pub identity_ref: IdentityRef,
 }
 
 impl Caller {
@@ -112,7 +110,6 @@ impl Caller {
             key_id: None,
             scopes: None,
             identity: Identity::Service,
-            identity_ref: IdentityRef::Service,
         }
     }
 
@@ -253,15 +250,29 @@ impl Authenticator {
     }
 
     /// The caller of a request that presented `presented` (and, in `authorizer` mode, carried
-    /// `authorizer_context`). 401 `unauthenticated` (reason and key id in the log-only detail),
-    /// 503 when credentials cannot be checked now.
+    /// `authorizer_context`): its grant, with the Fluss identity resolved. 401
+    /// `unauthenticated` (reason and key id in the log-only detail), 503 when credentials
+    /// cannot be checked now.
     pub async fn authenticate(
         &self,
         presented: Presented<'_>,
         authorizer_context: Option<&std::collections::HashMap<String, serde_json::Value>>,
     ) -> Result<Caller, GatewayError> {
+        match self.grant(presented, authorizer_context).await? {
+            None => Ok(Caller::anonymous()),
+            Some(grant) => self.caller(grant).await,
+        }
+    }
+
+    /// What `presented` grants, without resolving its Fluss identity (the authorizer needs no
+    /// SASL secret); `None` in `trust` mode. Errors as [`Authenticator::authenticate`].
+    pub async fn grant(
+        &self,
+        presented: Presented<'_>,
+        authorizer_context: Option<&std::collections::HashMap<String, serde_json::Value>>,
+    ) -> Result<Option<Grant>, GatewayError> {
         let grant = match (self.mode, &self.store) {
-            (Mode::Trust, _) => return Ok(Caller::anonymous()),
+            (Mode::Trust, _) => return Ok(None),
             (Mode::Authorizer, _) => {
                 let context = authorizer_context.ok_or_else(|| {
                     GatewayError::new(ErrorCode::Unauthenticated, "credentials required")
@@ -292,6 +303,12 @@ impl Authenticator {
                 Presented::Unreadable(why) => return Err(missing(why)),
             },
         };
+        Ok(Some(grant))
+    }
+
+    /// The caller `grant` describes, its Fluss identity resolved (a SASL user's secret is read
+    /// through the store's cache).
+    async fn caller(&self, grant: Grant) -> Result<Caller, GatewayError> {
         let identity = match &self.store {
             Some(store) => store.identity(&grant.identity).await?,
             // Authorizer mode without a store (no secret id) acts only as the service.
@@ -311,8 +328,29 @@ impl Authenticator {
             key_id: grant.key_id,
             scopes: Some(grant.scopes),
             identity,
-            identity_ref: grant.identity,
         })
+    }
+
+    /// Reads the key document during init, when the mode has one, so the first request pays
+    /// nothing; a failure is logged, not fatal (requests get 503 until it can be read).
+    pub async fn warm_up(&self) {
+        let Some(store) = &self.store else { return };
+        match store.preload().await {
+            Ok((keys, users)) => {
+                tracing::info!(
+                    mode = self.mode.as_str(),
+                    keys,
+                    users,
+                    "authentication ready"
+                )
+            }
+            Err(e) => tracing::warn!(
+                mode = self.mode.as_str(),
+                problem = e.message(),
+                detail = e.detail().unwrap_or_default(),
+                "key document not readable at start-up"
+            ),
+        }
     }
 }
 

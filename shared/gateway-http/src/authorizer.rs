@@ -52,22 +52,22 @@ async fn decide(auth: &Authenticator, event: LambdaEvent<Value>) -> Result<Value
     // HTTP API lower-cases header names in payload 2.0.
     let header = |name: &str| headers.get(name).and_then(Value::as_str);
     let presented = Presented::from_headers(header("x-api-key"), header("authorization"));
-    match auth.authenticate(presented, None).await {
-        Ok(caller) => {
-            let grant = gateway_auth::Grant {
-                principal: caller.principal.id().to_owned(),
-                key_id: caller.key_id.clone(),
-                scopes: caller.scopes.clone().unwrap_or_default(),
-                identity: caller.identity_ref.clone(),
-            };
+    // The grant only: the route functions resolve the Fluss identity, the authorizer never
+    // reads a SASL secret.
+    match auth.grant(presented, None).await {
+        Ok(Some(grant)) => {
             tracing::info!(
                 request_id,
-                principal = caller.principal.id(),
-                key_id = caller.key_id.as_deref().unwrap_or("-"),
+                principal = %grant.principal,
+                key_id = grant.key_id.as_deref().unwrap_or("-"),
                 "authorized"
             );
             Ok(json!({"isAuthorized": true, "context": grant.to_context()}))
         }
+        Ok(None) => Err(Diagnostic {
+            error_type: "Misconfigured".to_owned(),
+            error_message: "the authorizer runs in trust mode".to_owned(),
+        }),
         Err(e) if e.code() == ErrorCode::Unauthenticated => {
             tracing::warn!(
                 request_id,

@@ -170,22 +170,7 @@ pub async fn family_app(
 ) -> Result<App, String> {
     let env = &resolve_secret_references(env).await?;
     let (router, pool, auth) = family_parts(env, families)?;
-    if let Some(store) = auth.store() {
-        match store.preload().await {
-            Ok((keys, users)) => tracing::info!(
-                mode = auth.mode().as_str(),
-                keys,
-                users,
-                "authentication ready"
-            ),
-            Err(e) => tracing::warn!(
-                mode = auth.mode().as_str(),
-                problem = e.message(),
-                detail = e.detail().unwrap_or_default(),
-                "key document not readable at start-up"
-            ),
-        }
-    }
+    auth.warm_up().await;
     Ok(App::http(router).with_pool(pool))
 }
 
