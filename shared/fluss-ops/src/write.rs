@@ -204,10 +204,33 @@ pub async fn write(
     path: &TablePath,
     req: &WriteRequest,
 ) -> Result<Vec<Outcome>, GatewayError> {
-    on_table(pool, call, cluster, path, |conn, handle| async move {
+    let outcomes = on_table(pool, call, cluster, path, |conn, handle| async move {
         write_batch(&conn, &handle, req, &call.deadline).await
     })
-    .await
+    .await;
+    count_rows(cluster, req.entries.len(), &outcomes);
+    outcomes
+}
+
+/// Counts the rows of a batch by outcome; a refused batch is all failures (nothing written).
+fn count_rows(cluster: &str, entries: usize, outcomes: &Result<Vec<Outcome>, GatewayError>) {
+    use gateway_telemetry::families::{RowOutcome, write_rows};
+    let (mut ok, mut failed, mut timed_out) = (0u64, 0u64, 0u64);
+    match outcomes {
+        Ok(outcomes) => {
+            for (_, outcome) in outcomes {
+                match outcome {
+                    Ok(()) => ok += 1,
+                    Err(e) if e.code() == ErrorCode::Timeout => timed_out += 1,
+                    Err(_) => failed += 1,
+                }
+            }
+        }
+        Err(_) => failed = entries as u64,
+    }
+    write_rows(cluster, RowOutcome::Success, ok);
+    write_rows(cluster, RowOutcome::Failure, failed);
+    write_rows(cluster, RowOutcome::Timeout, timed_out);
 }
 
 /// Runs one batch on `handle`. `Err` means nothing was written and the whole request fails

@@ -287,8 +287,10 @@ impl PooledConnection {
         self.tables.len()
     }
 
-    /// Drains the connection's writer for at most `timeout` (fluss-rs' `close`).
-    pub(crate) async fn close(&self, timeout: std::time::Duration) {
+    /// Drains the connection's writer for at most `timeout` (fluss-rs' `close`), counted as
+    /// closed for `reason`.
+    pub(crate) async fn close(&self, timeout: std::time::Duration, reason: &'static str) {
+        crate::metrics::connection_closed(&self.cluster_id, reason);
         let closed = tokio::time::timeout(timeout, self.fluss.close(timeout)).await;
         if !matches!(closed, Ok(Ok(()))) {
             tracing::debug!(

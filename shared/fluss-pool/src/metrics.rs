@@ -1,7 +1,8 @@
 //! Pool metrics and the pool's own event counters.
 //!
-//! Metrics go through the `metrics` facade; the telemetry crate installs the recorder and
-//! exports them. Labels come only from bounded sets: the configured cluster id, the identity
+//! Metrics go through the `metrics` facade; the telemetry crate (`gateway-telemetry`)
+//! installs the recorder and exports them over OTLP. Names are Prometheus-shaped, and the
+//! `fluss_gateway_connections_*` families are the Fluss Gateway's own. Labels come only from bounded sets: the configured cluster id, the identity
 //! kind (`service`/`user`, never a user name) and fixed outcome words.
 //!
 //! The counters behind [`PoolStats`] live here too, recorded by the same `Stats::record_*`
@@ -12,25 +13,35 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Connection attempts; label `result` = `ok` | `error` | `timeout`.
-pub const CONNECTS: &str = "gateway.pool.connects.total";
+pub const CONNECTS: &str = "fluss_gateway_pool_connects_total";
 /// Connections replaced after they proved dead; label `reason` = `probe_failed` | `failures`.
-pub const RECONNECTS: &str = "gateway.pool.reconnects.total";
+pub const RECONNECTS: &str = "fluss_gateway_pool_reconnects_total";
 /// Health probes; label `result` = `ok` | `failed`.
-pub const PROBES: &str = "gateway.pool.probes.total";
+pub const PROBES: &str = "fluss_gateway_pool_probes_total";
 /// Calls counted against a connection's health; label `kind` = `timeout` | `connection`.
-pub const CALL_FAILURES: &str = "gateway.pool.call_failures.total";
-/// Time to establish a connection, in milliseconds.
-pub const CONNECT_LATENCY_MS: &str = "gateway.pool.connect_latency_ms";
+pub const CALL_FAILURES: &str = "fluss_gateway_pool_call_failures_total";
+/// Time to establish a connection, in seconds.
+pub const CONNECT_DURATION: &str = "fluss_gateway_pool_connect_duration_seconds";
 /// Table handles (re)built from cluster metadata.
-pub const TABLE_FILLS: &str = "gateway.pool.table_cache.fills.total";
+pub const TABLE_FILLS: &str = "fluss_gateway_pool_table_fills_total";
 /// Cached table handles dropped; label `reason` = `changed` | `gone` | `explicit` | `evicted`.
-pub const TABLE_INVALIDATIONS: &str = "gateway.pool.table_cache.invalidations.total";
+pub const TABLE_INVALIDATIONS: &str = "fluss_gateway_pool_table_invalidations_total";
+
+/// Connections opened (the Fluss Gateway's family).
+pub const CONNECTIONS_CREATED: &str = "fluss_gateway_connections_created_total";
+/// Connections closed; label `reason` = `probe_failed` | `failures` | `idle` | `capacity` |
+/// `shutdown` (the Fluss Gateway's family).
+pub const CONNECTIONS_CLOSED: &str = "fluss_gateway_connections_closed_total";
+/// Connections currently held (the Fluss Gateway's family).
+pub const CONNECTIONS_ACTIVE: &str = "fluss_gateway_connections_active";
 
 /// Kind of a metric family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
     /// Monotonic counter.
     Counter,
+    /// Value that goes up and down.
+    Gauge,
     /// Distribution.
     Histogram,
 }
@@ -38,7 +49,7 @@ pub enum MetricKind {
 /// One metric family: name, kind, labels and meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetricDefinition {
-    /// Dotted name (exporters may turn dots into underscores).
+    /// Family name as Prometheus shows it.
     pub name: &'static str,
     /// Counter or histogram.
     pub kind: MetricKind,
@@ -75,10 +86,28 @@ pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
         help: "Fluss calls that timed out or failed at the connection level",
     },
     MetricDefinition {
-        name: CONNECT_LATENCY_MS,
+        name: CONNECT_DURATION,
         kind: MetricKind::Histogram,
         labels: &["cluster"],
-        help: "Time to establish a Fluss connection (ms)",
+        help: "Time to establish a Fluss connection",
+    },
+    MetricDefinition {
+        name: CONNECTIONS_CREATED,
+        kind: MetricKind::Counter,
+        labels: &["cluster"],
+        help: "Fluss connections opened, for any identity",
+    },
+    MetricDefinition {
+        name: CONNECTIONS_CLOSED,
+        kind: MetricKind::Counter,
+        labels: &["cluster", "reason"],
+        help: "Fluss connections closed: probe_failed, failures, idle, capacity or shutdown",
+    },
+    MetricDefinition {
+        name: CONNECTIONS_ACTIVE,
+        kind: MetricKind::Gauge,
+        labels: &["cluster"],
+        help: "Fluss connections this process holds",
     },
     MetricDefinition {
         name: TABLE_FILLS,
@@ -99,6 +128,7 @@ pub fn describe() {
     for d in METRIC_DEFINITIONS {
         match d.kind {
             MetricKind::Counter => metrics::describe_counter!(d.name, d.help),
+            MetricKind::Gauge => metrics::describe_gauge!(d.name, d.help),
             MetricKind::Histogram => metrics::describe_histogram!(d.name, d.help),
         }
     }
@@ -173,8 +203,10 @@ impl Stats {
     pub(crate) fn record_connect(&self, cluster: &str, identity: &'static str, elapsed: Duration) {
         bump(&self.connects);
         count(CONNECTS, cluster, identity, "result", "ok");
-        metrics::histogram!(CONNECT_LATENCY_MS, "cluster" => cluster.to_owned())
-            .record(elapsed.as_secs_f64() * 1000.0);
+        metrics::histogram!(CONNECT_DURATION, "cluster" => cluster.to_owned())
+            .record(elapsed.as_secs_f64());
+        metrics::counter!(CONNECTIONS_CREATED, "cluster" => cluster.to_owned()).increment(1);
+        metrics::gauge!(CONNECTIONS_ACTIVE, "cluster" => cluster.to_owned()).increment(1.0);
     }
 
     /// A connect attempt failed; `result` is `error`, or `timeout` when the caller's own
@@ -229,6 +261,13 @@ impl Stats {
     }
 }
 
+/// A connection of `cluster` was closed for `reason`.
+pub(crate) fn connection_closed(cluster: &str, reason: &'static str) {
+    metrics::counter!(CONNECTIONS_CLOSED, "cluster" => cluster.to_owned(), "reason" => reason)
+        .increment(1);
+    metrics::gauge!(CONNECTIONS_ACTIVE, "cluster" => cluster.to_owned()).decrement(1.0);
+}
+
 fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
@@ -243,7 +282,13 @@ mod tests {
         let mut names = BTreeSet::new();
         for d in METRIC_DEFINITIONS {
             assert!(names.insert(d.name), "duplicate {}", d.name);
-            assert!(d.name.starts_with("gateway.pool."), "{}", d.name);
+            assert!(d.name.starts_with("fluss_gateway_"), "{}", d.name);
+            assert_eq!(
+                d.name.ends_with("_total"),
+                d.kind == MetricKind::Counter,
+                "{}: `_total` names exactly the counters",
+                d.name
+            );
             // Unbounded labels (user names, table names, addresses) are not allowed.
             for l in d.labels {
                 assert!(

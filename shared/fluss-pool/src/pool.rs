@@ -393,7 +393,7 @@ impl Pool {
         // on the request's path.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                conn.close(RETIRE_CLOSE_TIMEOUT).await;
+                conn.close(RETIRE_CLOSE_TIMEOUT, reason).await;
             });
         }
     }
@@ -489,7 +489,7 @@ impl Pool {
         // Sequential is fine: a container holds one connection per identity in use.
         let _ = tokio::time::timeout(timeout, async {
             for conn in &conns {
-                conn.close(timeout).await;
+                conn.close(timeout, "shutdown").await;
             }
         })
         .await;
@@ -526,13 +526,13 @@ fn evict_users(
         tracing::info!(cluster = %config.id, reason, "closing a per-caller Fluss connection");
         if let Some(conn) = slot.current() {
             slot.set(None);
-            close_when_unused(conn);
+            close_when_unused(conn, reason);
         }
     }
 }
 
 /// Closes `conn` once only this task holds it (at most 30 s later), off the request path.
-fn close_when_unused(conn: Arc<PooledConnection>) {
+fn close_when_unused(conn: Arc<PooledConnection>, reason: &'static str) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
@@ -541,7 +541,7 @@ fn close_when_unused(conn: Arc<PooledConnection>) {
         while Arc::strong_count(&conn) > 1 && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        conn.close(Duration::from_secs(1)).await;
+        conn.close(Duration::from_secs(1), reason).await;
     });
 }
 

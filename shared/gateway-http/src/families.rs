@@ -204,6 +204,8 @@ fn family_parts(
         ]));
     };
     let auth = Authenticator::from_settings(&auth, env);
+    // Metric labels may name these clusters and no other.
+    gateway_telemetry::families::set_clusters(pool.clusters().iter().map(|c| c.id.clone()));
     let pool = new_pool(pool);
     let mut routes = Router::new();
     for family in families {

@@ -15,6 +15,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method};
 use axum::middleware::{self, Next};
 use axum::response::Response;
+use tracing::Instrument;
 
 use fluss_ops::Call;
 use fluss_pool::DeadlinePolicy;
@@ -89,15 +90,48 @@ async fn unknown_route() -> axum::http::StatusCode {
     axum::http::StatusCode::NOT_FOUND
 }
 
-/// Request id, access log and error normalisation (see [`build_router`]).
+/// Request id, request span, access log, request metrics and error normalisation (see
+/// [`build_router`]).
 async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     let started = Instant::now();
     let request_id = uuid::Uuid::new_v4().to_string();
-    let lambda_deadline_ms = req
-        .extensions()
-        .get::<lambda_http::Context>()
-        .and_then(|c| plausible_deadline(c.deadline, epoch_ms_now()));
-    let mut ctx = RequestCtx {
+    // In a block: `&Request` is not `Send` and must not live across the await below.
+    let (lambda_deadline_ms, method, route, cluster, span) = {
+        let lambda = req.extensions().get::<lambda_http::Context>();
+        let lambda_deadline_ms =
+            lambda.and_then(|c| plausible_deadline(c.deadline, epoch_ms_now()));
+        let lambda_request_id = lambda.map(|c| c.request_id.clone()).unwrap_or_default();
+        let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+        let trace_id = gateway_telemetry::trace::trace_id(
+            header("traceparent"),
+            &[
+                header("x-amzn-trace-id"),
+                lambda.and_then(|c| c.xray_trace_id.as_deref()),
+            ],
+        );
+        let method = req.method().clone();
+        // The template, never the raw URI: bounded cardinality and no caller data in the log.
+        let route = req
+            .extensions()
+            .get::<MatchedPath>()
+            .map(|m| m.as_str().to_owned())
+            .unwrap_or_else(|| "unmatched".to_owned());
+        // A configured id, `unknown` or `none`: whatever cluster a caller names, the label (and
+        // the log field) stays within the configuration.
+        let cluster =
+            gateway_telemetry::families::cluster_label(path_cluster(&route, req.uri().path()));
+        let span = tracing::info_span!(
+            "request",
+            request_id = %request_id,
+            lambda_request_id = %lambda_request_id,
+            method = %method,
+            route = %route,
+            cluster = %cluster,
+            trace_id = trace_id.as_deref().unwrap_or(""),
+        );
+        (lambda_deadline_ms, method, route, cluster, span)
+    };
+    let ctx = RequestCtx {
         call: Call::service(
             request_id.clone(),
             guard.deadlines.deadline(lambda_deadline_ms),
@@ -105,18 +139,65 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
         request_id,
         lambda_deadline_ms,
     };
-    let lambda_request_id = req
-        .extensions()
-        .get::<lambda_http::Context>()
-        .map(|c| c.request_id.clone())
-        .unwrap_or_default();
-    let method = req.method().clone();
-    // The template, never the raw URI: bounded cardinality and no caller data in the log.
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_owned())
-        .unwrap_or_else(|| "unmatched".to_owned());
+    let inflight = Inflight::start();
+    let (response, principal) = serve_request(&guard, ctx, req, next, &method, &route)
+        .instrument(span.clone())
+        .await;
+    drop(inflight);
+    let status = response.status().as_u16();
+    gateway_telemetry::families::rest_request(
+        &cluster,
+        method.as_str(),
+        &route,
+        status,
+        started.elapsed(),
+    );
+    let _entered = span.enter();
+    tracing::info!(
+        method = %method,
+        route = %route,
+        principal,
+        status,
+        elapsed_ms = elapsed_ms(started),
+        "request"
+    );
+    response
+}
+
+/// The cluster segment of `path` when its route template has one (`/v1/clusters/{cluster}…`).
+fn path_cluster<'a>(template: &str, path: &'a str) -> Option<&'a str> {
+    template
+        .starts_with("/v1/clusters/{cluster}")
+        .then(|| path.split('/').nth(3))
+        .flatten()
+}
+
+/// Counts a request in flight until dropped (also when the caller goes away mid-request).
+struct Inflight;
+
+impl Inflight {
+    fn start() -> Self {
+        gateway_telemetry::families::rest_inflight(true);
+        Inflight
+    }
+}
+
+impl Drop for Inflight {
+    fn drop(&mut self) {
+        gateway_telemetry::families::rest_inflight(false);
+    }
+}
+
+/// Admission (credentials, scopes) then the handler, inside the request's span; answers the
+/// normalised response and the caller's principal for the access log.
+async fn serve_request(
+    guard: &Guard,
+    mut ctx: RequestCtx,
+    req: Request,
+    next: Next,
+    method: &Method,
+    route: &str,
+) -> (Response, String) {
     let request_id = ctx.request_id.clone();
     let (mut parts, body) = req.into_parts();
     // A slow Secrets Manager read must not outlive the request's deadline.
@@ -125,7 +206,7 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
         .deadline
         .bound(
             "checking credentials",
-            admit(&guard.auth, &mut parts, &method, &route),
+            admit(&guard.auth, &mut parts, method, route),
         )
         .await
         .and_then(|admitted| admitted);
@@ -159,19 +240,8 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
             }
         }
     };
-    let response = normalise(response, &method, &request_id);
-
-    tracing::info!(
-        method = %method,
-        route = %route,
-        request_id = %request_id,
-        lambda_request_id = %lambda_request_id,
-        principal = ctx.call.principal.id(),
-        status = response.status().as_u16(),
-        elapsed_ms = elapsed_ms(started),
-        "request"
-    );
-    response
+    let response = normalise(response, method, &request_id);
+    (response, ctx.call.principal.id().to_owned())
 }
 
 /// The caller of a matched route, authorized for its operation class on its path object.

@@ -1,6 +1,7 @@
 //! Process life of a function: the async build of what it serves ([`App`]: an HTTP router or
 //! an event handler), serving it through the Lambda runtime API or a standalone HTTP server,
-//! the after-response hooks, and shutting the pool down on SIGTERM.
+//! the after-response hooks (the metrics export among them), and shutting the pool down and
+//! exporting a last time on SIGTERM.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -66,6 +67,7 @@ pub struct App {
     entry: Entry,
     pool: Option<Pool>,
     after_response: Vec<Hook>,
+    telemetry: Option<Arc<gateway_telemetry::Telemetry>>,
 }
 
 enum Entry {
@@ -80,6 +82,7 @@ impl App {
             entry: Entry::Http(router),
             pool: None,
             after_response: Vec::new(),
+            telemetry: None,
         }
     }
 
@@ -94,6 +97,7 @@ impl App {
             entry: Entry::Events(Arc::new(move |event| Box::pin(handler(event)))),
             pool: None,
             after_response: Vec::new(),
+            telemetry: None,
         }
     }
 
@@ -107,6 +111,20 @@ impl App {
     /// Adds `hook` to the work run after each response.
     pub fn after_response(mut self, hook: Hook) -> Self {
         self.after_response.push(hook);
+        self
+    }
+
+    /// The telemetry whose metrics are exported after each response (started, never awaited)
+    /// and a last time at shutdown, within [`SHUTDOWN_BUDGET`]. [`run_function`] sets it.
+    pub fn with_telemetry(mut self, telemetry: Arc<gateway_telemetry::Telemetry>) -> Self {
+        if telemetry.is_exporting() {
+            let exporter = telemetry.clone();
+            self.after_response.push(Arc::new(move || {
+                exporter.export_soon();
+                Box::pin(std::future::ready(()))
+            }));
+        }
+        self.telemetry = Some(telemetry);
         self
     }
 }
@@ -123,12 +141,13 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
         entry,
         pool,
         after_response,
+        telemetry,
     } = app;
     let hooks: Arc<[Hook]> = after_response.into();
     if std::env::var_os(LAMBDA_RUNTIME_API_ENV).is_some() {
         // Lambda sends SIGTERM (only when an extension is registered) before it stops the
         // container: drain the pool then, the runtime loop never returns by itself.
-        spawn_shutdown_on_signal(pool.clone());
+        spawn_shutdown_on_signal(pool.clone(), telemetry.clone());
         let served = match entry {
             Entry::Http(router) => {
                 lambda_runtime::Runtime::new(lambda_http::Adapter::from(router))
@@ -147,7 +166,7 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
                 .await
             }
         };
-        shut_down(pool.as_ref()).await;
+        shut_down(pool.as_ref(), telemetry.as_deref()).await;
         served.map_err(|e| ServeError::Serving(e.to_string()))
     } else {
         let Entry::Http(router) = entry else {
@@ -178,28 +197,40 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
             .parse()
             .map_err(|e| ServeError::Listen(format!("{LISTEN_ENV}={addr}: {e}")))?;
         let served = serve(router, addr).await;
-        shut_down(pool.as_ref()).await;
+        shut_down(pool.as_ref(), telemetry.as_deref()).await;
         served
     }
 }
 
-/// Drains and closes the pool's connections within [`SHUTDOWN_BUDGET`].
-async fn shut_down(pool: Option<&Pool>) {
-    if let Some(pool) = pool {
-        let started = std::time::Instant::now();
-        pool.shutdown(SHUTDOWN_BUDGET).await;
-        tracing::info!(
-            elapsed_ms = crate::middleware::elapsed_ms(started),
-            "pool shut down"
-        );
-    }
+/// Drains and closes the pool's connections and exports the metrics a last time, side by
+/// side, within [`SHUTDOWN_BUDGET`].
+async fn shut_down(pool: Option<&Pool>, telemetry: Option<&gateway_telemetry::Telemetry>) {
+    let started = std::time::Instant::now();
+    let pool_down = async {
+        if let Some(pool) = pool {
+            pool.shutdown(SHUTDOWN_BUDGET).await;
+        }
+    };
+    let exported = async {
+        if let Some(telemetry) = telemetry {
+            telemetry.shutdown(SHUTDOWN_BUDGET).await;
+        }
+    };
+    tokio::join!(pool_down, exported);
+    tracing::info!(
+        elapsed_ms = crate::middleware::elapsed_ms(started),
+        "shut down"
+    );
 }
 
-fn spawn_shutdown_on_signal(pool: Option<Pool>) {
+fn spawn_shutdown_on_signal(
+    pool: Option<Pool>,
+    telemetry: Option<Arc<gateway_telemetry::Telemetry>>,
+) {
     tokio::spawn(async move {
         shutdown_signal().await;
         tracing::info!("shutdown signal received");
-        shut_down(pool.as_ref()).await;
+        shut_down(pool.as_ref(), telemetry.as_deref()).await;
         std::process::exit(0);
     });
 }
@@ -296,33 +327,30 @@ async fn shutdown_signal() {
     }
 }
 
-/// Log lines go to stderr (CloudWatch in Lambda); level from `RUST_LOG`, default `info`.
-/// [`run`] calls it; a `main` calls it earlier to log init advisories. Idempotent.
+/// Log lines go to stderr (CloudWatch in Lambda), JSON or text and at the level the process
+/// environment asks for ([`gateway_telemetry::logs`]). [`run`] calls it; a `main` calls it
+/// earlier to log init advisories. Idempotent.
 pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // A second call (e.g. in tests) keeps the first subscriber.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+    gateway_telemetry::logs::init(&std::env::vars().collect());
 }
 
-/// The whole life of a function binary, so every `main` is one call: tracing, configuration from
-/// the process environment, the (async) build of what it serves — so init may await a client,
+/// The whole life of a function binary, so every `main` is one call: telemetry (logs, and the
+/// metrics export when an OTLP endpoint is set), configuration from the process environment, the (async) build of what it serves — so init may await a client,
 /// e.g. a secret — and serving. `build` reports every configuration problem at once (see
 /// [`config_problems`]); those exit with code 2, as the Fluss Gateway's do, and serving
 /// failures with 1. Messages name keys, never values.
-pub async fn run_function<F, Fut>(name: &str, build: F) -> std::process::ExitCode
+pub async fn run_function<F, Fut>(name: &'static str, build: F) -> std::process::ExitCode
 where
     F: FnOnce(std::collections::BTreeMap<String, String>) -> Fut,
     Fut: Future<Output = Result<App, String>>,
 {
-    init_tracing();
     let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let telemetry = Arc::new(gateway_telemetry::init(&env, name));
+    if telemetry.is_exporting() {
+        fluss_pool::metrics::describe();
+    }
     let app = match build(env).await {
-        Ok(app) => app,
+        Ok(app) => app.with_telemetry(telemetry),
         Err(problems) => {
             eprintln!("{name}: invalid configuration: {problems}");
             return std::process::ExitCode::from(2);
@@ -339,7 +367,10 @@ where
 
 /// [`run_function`] of a function serving `families` (`fluss-write` serves
 /// `[Family::Write]`, `fluss-gateway` [`crate::Family::ALL`]).
-pub async fn run_families(name: &str, families: &[crate::Family]) -> std::process::ExitCode {
+pub async fn run_families(
+    name: &'static str,
+    families: &[crate::Family],
+) -> std::process::ExitCode {
     run_function(name, |env| async move {
         crate::family_app(&env, families).await
     })

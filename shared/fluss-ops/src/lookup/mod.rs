@@ -25,10 +25,15 @@ pub async fn lookup_keys(
     path: &TablePath,
     keys: &[Row],
 ) -> Result<Vec<LookupResult>, GatewayError> {
-    on_table(pool, call, cluster, path, |conn, handle| async move {
+    let results = on_table(pool, call, cluster, path, |conn, handle| async move {
         point::lookup_keys(&conn, &handle, keys, &call.deadline).await
     })
-    .await
+    .await;
+    if let Ok(results) = &results {
+        let found = results.iter().filter(|r| r.found).count() as u64;
+        gateway_telemetry::families::lookup_keys(cluster, found, results.len() as u64 - found);
+    }
+    results
 }
 
 /// Runs prefix lookups on `path` of `cluster`: `columns` must be the table's partition columns
