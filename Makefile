@@ -23,7 +23,7 @@ export PATH := $(VENV)/bin:$(PATH)
 STACK := python3 infra/local/stack.py
 GATEWAY_PORT ?= 9000
 
-.PHONY: help tools fetch build stack-up stack-down stop status run test test-only lint fmt
+.PHONY: help tools otelcol fetch build stack-up stack-down stop status run test test-only lint fmt
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
@@ -39,6 +39,11 @@ $(PY_STAMP):
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet $(PY_TOOLS)
 	rm -f $(VENV)/.installed-* && touch $@
+
+## otelcol: the OpenTelemetry Collector the telemetry tests export to, built from the Go module
+## proxy into the cache (idempotent; the first build takes a minute or two).
+otelcol:
+	@bash infra/local/otelcol/build.sh | sed '$$d'
 
 ## fetch: Fluss server and log4j jars from Maven Central (cached).
 fetch:
@@ -70,7 +75,7 @@ lint:
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.
-test: tools fetch lint
+test: tools otelcol fetch lint
 	cargo test --workspace --no-run
 	cargo build --workspace --bins
 	infra/local/with-stack.sh cargo test --workspace

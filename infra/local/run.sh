@@ -51,6 +51,15 @@ FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__IDENTITY_MODE=user
 FLUSS_GATEWAY__SECURITY__AUTHENTICATION=api-key
 FLUSS_GATEWAY__SECURITY__SECRET_ID=$keys_secret
 ENV
+  # Telemetry from the caller's environment, passed on to the functions: metrics go to an OTLP
+  # receiver when OTEL_EXPORTER_OTLP_ENDPOINT is set (see docs/operations.md), logs are JSON
+  # with GATEWAY_LOG_FORMAT=json. Values are quoted: headers hold `=`.
+  for var in OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_METRICS_ENDPOINT \
+             OTEL_EXPORTER_OTLP_HEADERS OTEL_EXPORTER_OTLP_METRICS_HEADERS OTEL_SERVICE_NAME \
+             OTEL_RESOURCE_ATTRIBUTES OTEL_METRIC_EXPORT_INTERVAL OTEL_EXPORTER_OTLP_TIMEOUT \
+             OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE GATEWAY_LOG_FORMAT RUST_LOG; do
+    if [[ -n "${!var:-}" ]]; then printf '%s="%s"\n' "$var" "${!var}"; fi
+  done
 ) > "$run_env"
 
 cd "$root"
@@ -77,6 +86,7 @@ Fluss Lambda Gateway (local) is serving on http://127.0.0.1:$port  (auth: api-ke
   curl -H "x-api-key: \$GATEWAY_API_KEY" http://127.0.0.1:$port/v1/clusters
 API keys:          demo (every scope, as the service account) and alice (read+write on database
                    demo, as her own SASL user): GATEWAY_API_KEY and ALICE_API_KEY in $env_file
+Metrics:           ${OTEL_EXPORTER_OTLP_ENDPOINT:+exported over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT}${OTEL_EXPORTER_OTLP_ENDPOINT:-off (set OTEL_EXPORTER_OTLP_ENDPOINT, see docs/operations.md)}
 Stack addresses:   $env_file   (make status)
 Logs:              $log_dir/   (cargo-lambda.log, coordinator.log, tablet.log, zookeeper.log, moto.out)
 Press Ctrl-C to stop the gateway and the stack.

@@ -15,6 +15,7 @@ use fluss::config::Config;
 
 pub mod bench;
 pub mod logs;
+pub mod otel;
 pub mod private_stack;
 
 /// Bound on connecting in tests: fluss-rs has no request timeout of its own.
