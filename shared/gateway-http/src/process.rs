@@ -147,7 +147,18 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
     if std::env::var_os(LAMBDA_RUNTIME_API_ENV).is_some() {
         // Lambda sends SIGTERM (only when an extension is registered) before it stops the
         // container: drain the pool then, the runtime loop never returns by itself.
-        spawn_shutdown_on_signal(pool.clone(), telemetry.clone());
+        if telemetry.as_ref().is_some_and(|t| t.is_exporting()) {
+            // Lambda sends SIGTERM only to a function with an extension registered; an
+            // exporting function registers a no-op one (before the first `next`), so its last
+            // metrics leave within the shutdown budget.
+            let (pool, telemetry) = (pool.clone(), telemetry.clone());
+            lambda_runtime::spawn_graceful_shutdown_handler(move || async move {
+                shut_down(pool.as_ref(), telemetry.as_deref()).await;
+            })
+            .await;
+        } else {
+            spawn_shutdown_on_signal(pool.clone(), telemetry.clone());
+        }
         let served = match entry {
             Entry::Http(router) => {
                 lambda_runtime::Runtime::new(lambda_http::Adapter::from(router))
