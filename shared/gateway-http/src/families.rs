@@ -236,6 +236,7 @@ fn family_parts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{call, get, post_json};
 
     /// docs/operations.md lists exactly the families the gateway records, and the dashboard
     /// charts only those: a renamed family cannot leave a dashboard silently empty.
@@ -246,10 +247,17 @@ mod tests {
         let families: Vec<&str> = gateway_telemetry::families::METRIC_DEFINITIONS
             .iter()
             .map(|d| d.name)
-            .chain(fluss_pool::metrics::METRIC_DEFINITIONS.iter().map(|d| d.name))
+            .chain(
+                fluss_pool::metrics::METRIC_DEFINITIONS
+                    .iter()
+                    .map(|d| d.name),
+            )
             .collect();
         for name in &families {
-            assert!(docs.contains(&format!("| `{name}` |")), "docs/operations.md lacks {name}");
+            assert!(
+                docs.contains(&format!("| `{name}` |")),
+                "docs/operations.md lacks {name}"
+            );
         }
         let documented = docs
             .lines()
@@ -257,24 +265,26 @@ mod tests {
             .filter_map(|l| l.split('`').next())
             .map(|rest| format!("fluss_gateway_{rest}"));
         for name in documented {
-            assert!(families.contains(&name.as_str()), "docs/operations.md lists unknown {name}");
+            assert!(
+                families.contains(&name.as_str()),
+                "docs/operations.md lists unknown {name}"
+            );
         }
-        let charted = dashboard
-            .split("fluss_gateway_")
-            .skip(1)
-            .map(|rest| {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                format!("fluss_gateway_{name}")
-            });
+        let charted = dashboard.split("fluss_gateway_").skip(1).map(|rest| {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            format!("fluss_gateway_{name}")
+        });
         for name in charted {
             let family = name.strip_suffix("_bucket").unwrap_or(&name);
-            assert!(families.contains(&family), "the dashboard charts unknown {name}");
+            assert!(
+                families.contains(&family),
+                "the dashboard charts unknown {name}"
+            );
         }
     }
-    use crate::test_support::{call, get, post_json};
 
     fn env() -> BTreeMap<String, String> {
         [

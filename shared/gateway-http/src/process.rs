@@ -230,7 +230,8 @@ async fn shut_down(pool: Option<&Pool>, telemetry: Option<&gateway_telemetry::Te
     tokio::join!(pool_down, exported);
     tracing::info!(
         elapsed_ms = crate::middleware::elapsed_ms(started),
-        "shut down"
+        last_export = telemetry.is_some_and(|t| t.is_exporting()),
+        "pool shut down"
     );
 }
 
