@@ -35,29 +35,7 @@ pub const CONNECTIONS_CLOSED: &str = "fluss_gateway_connections_closed_total";
 /// Connections currently held (the Fluss Gateway's family).
 pub const CONNECTIONS_ACTIVE: &str = "fluss_gateway_connections_active";
 
-/// Kind of a metric family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetricKind {
-    /// Monotonic counter.
-    Counter,
-    /// Value that goes up and down.
-    Gauge,
-    /// Distribution.
-    Histogram,
-}
-
-/// One metric family: name, kind, labels and meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MetricDefinition {
-    /// Family name as Prometheus shows it.
-    pub name: &'static str,
-    /// Counter or histogram.
-    pub kind: MetricKind,
-    /// Label names; every value comes from a bounded set.
-    pub labels: &'static [&'static str],
-    /// What it counts.
-    pub help: &'static str,
-}
+pub use gateway_telemetry::families::{MetricDefinition, MetricKind};
 
 /// Every metric this crate records (the telemetry crate documents and exports from this list).
 pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
@@ -125,13 +103,7 @@ pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
 
 /// Registers the descriptions of [`METRIC_DEFINITIONS`] with the installed recorder.
 pub fn describe() {
-    for d in METRIC_DEFINITIONS {
-        match d.kind {
-            MetricKind::Counter => metrics::describe_counter!(d.name, d.help),
-            MetricKind::Gauge => metrics::describe_gauge!(d.name, d.help),
-            MetricKind::Histogram => metrics::describe_histogram!(d.name, d.help),
-        }
-    }
+    gateway_telemetry::families::describe_all(METRIC_DEFINITIONS);
 }
 
 pub(crate) fn count(

@@ -101,7 +101,12 @@ pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
 
 /// Registers the descriptions of [`METRIC_DEFINITIONS`] with the installed recorder.
 pub fn describe() {
-    for d in METRIC_DEFINITIONS {
+    describe_all(METRIC_DEFINITIONS);
+}
+
+/// Registers the descriptions of `definitions` (any crate's inventory) with the recorder.
+pub fn describe_all(definitions: &[MetricDefinition]) {
+    for d in definitions {
         match d.kind {
             MetricKind::Counter => metrics::describe_counter!(d.name, d.help),
             MetricKind::Gauge => metrics::describe_gauge!(d.name, d.help),
