@@ -203,19 +203,44 @@ impl DeadlinePolicy {
         Ok(policy)
     }
 
-    /// The deadline of a request that started now, given Lambda's deadline in epoch
-    /// milliseconds if there is one.
+    /// The deadline of a request (or event invocation) that started now, given Lambda's
+    /// deadline in epoch milliseconds if there is one; an implausible one is ignored (see
+    /// [`plausible_deadline`]).
     pub fn deadline(&self, lambda_deadline_epoch_ms: Option<u64>) -> Deadline {
-        match lambda_deadline_epoch_ms {
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            .unwrap_or(0);
+        match lambda_deadline_epoch_ms.and_then(|ms| plausible_deadline(ms, now_ms)) {
             Some(ms) => Deadline::for_lambda(self.request_timeout, ms, self.lambda_margin),
             None => Deadline::after(self.request_timeout),
         }
     }
 }
 
+/// Lambda's deadline if it is a real epoch instant. `cargo lambda watch` (1.9) sends its
+/// timeout itself (`600000`) instead of an instant; read as an epoch time it would expire every
+/// request at once, so anything more than a minute in the past is ignored and the configured
+/// timeout alone applies.
+pub fn plausible_deadline(deadline_ms: u64, now_ms: u64) -> Option<u64> {
+    (deadline_ms.saturating_add(60_000) >= now_ms).then_some(deadline_ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plausible_lambda_deadlines_are_used() {
+        let now = 1_796_231_613_621;
+        assert_eq!(plausible_deadline(now + 3_000, now), Some(now + 3_000));
+        // Just expired: a real deadline, the request fails fast with `timeout`.
+        assert_eq!(plausible_deadline(now - 10, now), Some(now - 10));
+        // cargo lambda watch's relative value.
+        assert_eq!(plausible_deadline(600_000, now), None);
+        let policy = DeadlinePolicy::default();
+        assert!(policy.deadline(Some(600_000)).remaining() > Duration::from_secs(1));
+    }
 
     fn epoch_ms_in(d: Duration) -> u64 {
         let at = SystemTime::now() + d;

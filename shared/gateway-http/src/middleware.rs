@@ -98,8 +98,7 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
     // In a block: `&Request` is not `Send` and must not live across the await below.
     let (lambda_deadline_ms, method, route, cluster, span) = {
         let lambda = req.extensions().get::<lambda_http::Context>();
-        let lambda_deadline_ms =
-            lambda.and_then(|c| plausible_deadline(c.deadline, epoch_ms_now()));
+        let lambda_deadline_ms = lambda.map(|c| c.deadline);
         let lambda_request_id = lambda.map(|c| c.request_id.clone()).unwrap_or_default();
         let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
         let trace_id = gateway_telemetry::trace::trace_id(
@@ -292,21 +291,6 @@ fn authorizer_context(
     }
 }
 
-/// Lambda's deadline if it is a real epoch instant. `cargo lambda watch` (1.9) sends its
-/// timeout itself (`600000`) instead of an instant; read as an epoch time it would expire every
-/// request at once, so anything more than a minute in the past is ignored and the configured
-/// request timeout alone applies.
-fn plausible_deadline(deadline_ms: u64, now_ms: u64) -> Option<u64> {
-    (deadline_ms.saturating_add(60_000) >= now_ms).then_some(deadline_ms)
-}
-
-fn epoch_ms_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
 /// Resolves to `None` instead of unwinding when the wrapped future panics, so one bad request
 /// costs its caller a 500 envelope, not the connection (or, in Lambda, a bare runtime error).
 struct CatchPanic<F>(Pin<Box<F>>);
@@ -425,16 +409,6 @@ mod tests {
             body["error"]["message"],
             "method GET is not allowed on this route"
         );
-    }
-
-    #[test]
-    fn only_plausible_lambda_deadlines_are_used() {
-        let now = 1_796_231_613_621;
-        assert_eq!(plausible_deadline(now + 3_000, now), Some(now + 3_000));
-        // Just expired: a real deadline, the request fails fast with `timeout`.
-        assert_eq!(plausible_deadline(now - 10, now), Some(now - 10));
-        // cargo lambda watch's relative value.
-        assert_eq!(plausible_deadline(600_000, now), None);
     }
 
     #[tokio::test]
