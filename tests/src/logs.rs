@@ -35,3 +35,23 @@ impl Captured {
         String::from_utf8_lossy(&self.0.lock().expect("log buffer")).into_owned()
     }
 }
+
+/// `text` without ANSI colour sequences (`cargo lambda watch` colours the functions' lines), so
+/// tests can match `field=value` as written.
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ … final byte in @..~
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) && c != '[' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -366,3 +366,18 @@ async fn await_acks(
     }
     outcomes
 }
+
+/// Whether `path` of `cluster` is a primary-key table (a bare row upserts) rather than a log
+/// table (a bare row appends), from the pool's cached table handle: no I/O once warm. Errors
+/// as [`write`]'s (404 for an unknown cluster, database or table).
+pub async fn has_primary_key(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+) -> Result<bool, GatewayError> {
+    on_table(pool, call, cluster, path, |_, handle| async move {
+        Ok(handle.info().has_primary_key())
+    })
+    .await
+}

@@ -51,6 +51,8 @@ pub fn settings_registry() -> Vec<Key> {
         crate::lookup::limits::KEYS,
         crate::cluster_configs::KEYS,
         gateway_auth::KEYS,
+        gateway_ingest::KEYS,
+        gateway_ingest::routes::KEYS,
     ]
     .concat()
 }
@@ -126,8 +128,12 @@ pub async fn resolve_secret_references(
     }
 }
 
-/// Namespaces whose owner checks every key itself (`gateway.cluster.<id>.*`).
-const OWNED_NAMESPACES: [&str; 1] = [fluss_pool::config::CLUSTER_KEY_PREFIX];
+/// Namespaces whose owner checks every key itself (`gateway.cluster.<id>.*`,
+/// `gateway.ingest.route.<name>.*`).
+const OWNED_NAMESPACES: [&str; 2] = [
+    fluss_pool::config::CLUSTER_KEY_PREFIX,
+    gateway_ingest::routes::ROUTE_KEY_PREFIX,
+];
 
 /// 400 naming every `gateway.*` key and `FLUSS_GATEWAY__*` variable of `env` that no part of
 /// the gateway reads, with the nearest known key: a typo must fail start-up, not keep a default.

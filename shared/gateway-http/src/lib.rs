@@ -24,6 +24,7 @@ mod error;
 mod extract;
 mod families;
 mod health;
+mod ingest;
 mod lookup;
 mod middleware;
 mod process;
@@ -48,6 +49,7 @@ pub use families::{
     resolve_secret_references, settings_registry,
 };
 pub use health::health_routes;
+pub use ingest::ingest_app;
 pub use lookup::limits::{
     DEFAULT_LOOKUP_MAX_CONCURRENT, DEFAULT_LOOKUP_MAX_KEY_BYTES, DEFAULT_LOOKUP_MAX_KEYS,
     DEFAULT_PREFIX_MAX_PREFIXES, DEFAULT_PREFIX_MAX_ROWS, LOOKUP_MAX_CONCURRENT_KEY,

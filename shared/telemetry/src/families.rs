@@ -26,6 +26,9 @@ pub const REST_REJECTIONS: &str = "fluss_gateway_rest_rejections_total";
 pub const WRITE_ROWS: &str = "fluss_gateway_backend_write_rows_total";
 /// Lookup keys by result; labels `cluster`, `result` (`found` | `not_found`).
 pub const LOOKUP_KEYS: &str = "fluss_gateway_backend_lookup_keys_total";
+/// Event records by outcome; labels `source` (`sqs` | `kinesis` | `dynamodb` | `kafka`),
+/// `outcome` (`written` | `failed` | `poison`).
+pub const INGEST_RECORDS: &str = "fluss_gateway_ingest_records_total";
 /// Process starts (a Lambda cold start each); label `function`.
 pub const COLD_STARTS: &str = "fluss_gateway_cold_starts_total";
 
@@ -90,6 +93,12 @@ pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
         kind: MetricKind::Counter,
         labels: &["cluster", "result"],
         help: "Lookup keys by result: found or not_found",
+    },
+    MetricDefinition {
+        name: INGEST_RECORDS,
+        kind: MetricKind::Counter,
+        labels: &["source", "outcome"],
+        help: "Event records by outcome: written (acked), failed (reported for redelivery), poison (never writable)",
     },
     MetricDefinition {
         name: COLD_STARTS,
@@ -230,6 +239,13 @@ pub fn lookup_keys(cluster: &str, found: u64, not_found: u64) {
             metrics::counter!(LOOKUP_KEYS, "cluster" => cluster.clone(), "result" => result)
                 .increment(n);
         }
+    }
+}
+
+/// `n` records of an event from `source` ended with `outcome` (`written`, `failed`, `poison`).
+pub fn ingest_records(source: &'static str, outcome: &'static str, n: u64) {
+    if n > 0 {
+        metrics::counter!(INGEST_RECORDS, "source" => source, "outcome" => outcome).increment(n);
     }
 }
 

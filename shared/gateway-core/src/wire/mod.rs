@@ -153,8 +153,9 @@ impl PageQuery {
     }
 }
 
-/// How a JSON value is named in messages ("a string", "an object"); shared with the codec.
-pub(crate) fn json_kind(v: &Value) -> &'static str {
+/// How a JSON value is named in messages ("a string", "an object"); shared with the codec and
+/// the event ingestion, whose envelopes follow the same rules.
+pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

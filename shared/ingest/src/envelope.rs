@@ -1,0 +1,202 @@
+//! A record's body, read two ways: an envelope naming its table,
+//! `{"table":"<database>.<table>", "cluster":"<id>" (optional), "append"|"upsert"|"delete": {row}}`,
+//! or — when a configured route maps the record's source — a bare row. Rows are in the write
+//! route's JSON form; names pass the identifier rule before anything reaches Fluss.
+
+use gateway_core::wire::{Row, WriteEntry, WriteOp, json_kind};
+use serde_json::Value;
+
+use crate::routes::Route;
+
+/// Where a record goes and what it writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Routed {
+    /// Cluster id (the envelope's or route's, else the default).
+    pub cluster: String,
+    /// Database name.
+    pub database: String,
+    /// Table name.
+    pub table: String,
+    /// The entry, its id the record's position in the event.
+    pub entry: WriteEntry,
+}
+
+/// Reads envelope `body` of record `index`; `Err` is why the record can never be written
+/// (poison). `default_cluster` applies when the envelope names none.
+pub fn route(body: &[u8], index: usize, default_cluster: &str) -> Result<Routed, String> {
+    let doc: Value = serde_json::from_slice(body)
+        .map_err(|e| format!("the body is not JSON ({e}) and no route maps its source"))?;
+    let Value::Object(mut obj) = doc else {
+        return Err(format!(
+            "the body is {}, not an envelope object, and no route maps its source",
+            json_kind(&doc)
+        ));
+    };
+    let table = obj.get("table").and_then(Value::as_str).ok_or(
+        "the envelope has no `table` string (`<database>.<table>`), and no route maps its source",
+    )?;
+    let (database, table) = table
+        .split_once('.')
+        .ok_or("`table` must be `<database>.<table>`")?;
+    for (what, name) in [("database", database), ("table", table)] {
+        if let Some(problem) = gateway_core::names::name_problem(name) {
+            return Err(format!("{what} name {problem}"));
+        }
+    }
+    let (database, table) = (database.to_owned(), table.to_owned());
+    let cluster = match obj.get("cluster") {
+        None => default_cluster.to_owned(),
+        Some(Value::String(c)) => {
+            if let Some(problem) = gateway_core::names::name_problem(c) {
+                return Err(format!("cluster id {problem}"));
+            }
+            c.clone()
+        }
+        Some(_) => return Err("`cluster` must be a string".to_owned()),
+    };
+    let ops: Vec<WriteOp> = [WriteOp::Append, WriteOp::Upsert, WriteOp::Delete]
+        .into_iter()
+        .filter(|op| obj.contains_key(op.as_str()))
+        .collect();
+    let [op] = ops[..] else {
+        return Err("the envelope needs exactly one of `append`, `upsert`, `delete`".to_owned());
+    };
+    let unknown: Vec<String> = obj
+        .keys()
+        .filter(|k| !["table", "cluster", op.as_str()].contains(&k.as_str()))
+        .map(|k| gateway_core::names::shown(k))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!("unknown envelope field(s): {}", unknown.join(", ")));
+    }
+    let row = row_object(obj.remove(op.as_str()).unwrap_or(Value::Null), op)?;
+    Ok(Routed {
+        cluster,
+        database,
+        table,
+        entry: WriteEntry {
+            id: index.to_string(),
+            op,
+            row,
+        },
+    })
+}
+
+/// Reads bare-row `body` of record `index` for `route`, to be written with `op` (the route's,
+/// resolved against the table's kind when it is `auto`).
+pub fn bare(
+    body: &[u8],
+    index: usize,
+    route: &Route,
+    op: WriteOp,
+    default_cluster: &str,
+) -> Result<Routed, String> {
+    let doc: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the body is not a JSON row ({e})"))?;
+    let row = row_object(doc, op)?;
+    Ok(to_route(route, index, op, row, default_cluster))
+}
+
+/// `row` (already mapped, e.g. from a DynamoDB image) for `route`.
+pub fn to_route(
+    route: &Route,
+    index: usize,
+    op: WriteOp,
+    row: Row,
+    default_cluster: &str,
+) -> Routed {
+    Routed {
+        cluster: route
+            .cluster
+            .clone()
+            .unwrap_or_else(|| default_cluster.to_owned()),
+        database: route.database.clone(),
+        table: route.table.clone(),
+        entry: WriteEntry {
+            id: index.to_string(),
+            op,
+            row,
+        },
+    }
+}
+
+/// The write route's rule: an entry's row is a JSON object of column values.
+fn row_object(v: Value, op: WriteOp) -> Result<Row, String> {
+    match v {
+        Value::Object(row) => Ok(row),
+        other => Err(format!(
+            "`{op}` must be a JSON object of column values, got {}",
+            json_kind(&other)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routes::RouteOp;
+    use serde_json::json;
+
+    #[test]
+    fn an_envelope_routes_one_entry() {
+        let r = route(br#"{"table":"demo.users","upsert":{"id":1}}"#, 3, "default").unwrap();
+        assert_eq!(
+            (r.cluster.as_str(), r.database.as_str(), r.table.as_str()),
+            ("default", "demo", "users")
+        );
+        assert_eq!((r.entry.id.as_str(), r.entry.op), ("3", WriteOp::Upsert));
+        assert_eq!(Value::Object(r.entry.row), json!({"id":1}));
+        let r = route(
+            br#"{"table":"d.t","cluster":"eu","delete":{"id":1}}"#,
+            0,
+            "default",
+        )
+        .unwrap();
+        assert_eq!(r.cluster, "eu");
+    }
+
+    #[test]
+    fn a_bare_row_takes_its_route() {
+        let route = Route {
+            name: "r".into(),
+            source: "q".into(),
+            cluster: None,
+            database: "shop".into(),
+            table: "orders".into(),
+            op: RouteOp::Auto,
+        };
+        let r = bare(br#"{"id":7}"#, 2, &route, WriteOp::Append, "c1").unwrap();
+        assert_eq!(
+            (r.cluster.as_str(), r.table.as_str(), r.entry.op),
+            ("c1", "orders", WriteOp::Append)
+        );
+        let e = bare(b"[1]", 0, &route, WriteOp::Append, "c1").unwrap_err();
+        assert!(e.contains("`append` must be a JSON object"), "{e}");
+        assert!(bare(b"{", 0, &route, WriteOp::Append, "c1").is_err());
+    }
+
+    #[test]
+    fn hostile_or_broken_envelopes_are_poison_with_a_reason() {
+        for (body, why) in [
+            (&b"not json"[..], "not JSON"),
+            (br#"[1]"#, "not an envelope object"),
+            (br#"{"upsert":{}}"#, "no `table`"),
+            (br#"{"table":"nodot","upsert":{}}"#, "<database>.<table>"),
+            (br#"{"table":"d.t/../x","upsert":{}}"#, "table name"),
+            (br#"{"table":"../etc.t","upsert":{}}"#, "database name"),
+            (
+                br#"{"table":"d.t","cluster":"a b","upsert":{}}"#,
+                "cluster id",
+            ),
+            (br#"{"table":"d.t","upsert":{},"append":{}}"#, "exactly one"),
+            (
+                br#"{"table":"d.t","upsert":{},"extra":1}"#,
+                "unknown envelope field",
+            ),
+            (br#"{"table":"d.t","upsert":5}"#, "must be a JSON object"),
+        ] {
+            let e = route(body, 0, "default").unwrap_err();
+            assert!(e.contains(why), "{e} (wanted {why})");
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! Planning and running one event's writes. Records without an order group are written in one
+//! batch per table, the tables concurrently. Records of an order group (a Kinesis shard, an SQS
+//! FIFO message group) are written in order, consecutive records of one table in one batch;
+//! after the first record of a group that is not acknowledged, the rest of the group is not
+//! written and is reported, so a redelivery replays the group in its order. Groups run
+//! concurrently. Everything is bounded by one deadline (the Lambda deadline minus the margin);
+//! rows not acknowledged by then are reported.
+
+use std::collections::BTreeMap;
+
+use fluss::metadata::TablePath;
+use fluss_ops::Call;
+use fluss_pool::{DeadlinePolicy, Pool};
+use gateway_core::wire::{WriteOp, WriteRequest};
+use gateway_core::{ErrorCode, GatewayError};
+use serde_json::Value;
+use tokio::task::JoinSet;
+
+use crate::envelope::{self, Routed};
+use crate::event;
+use crate::routes::{self, Route, RouteOp};
+use crate::{IngestSettings, Poison};
+
+/// What one event's records came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    /// Acknowledged by Fluss.
+    Written,
+    /// Not acknowledged (transient, or after an earlier failure of its group): reported.
+    Failed(String),
+    /// Can never be written: reported or skipped as configured.
+    Poison(String),
+}
+
+/// The ingest function's state, built once per container.
+#[derive(Clone)]
+pub struct Ingest {
+    pool: Pool,
+    deadlines: DeadlinePolicy,
+    settings: IngestSettings,
+    default_cluster: String,
+}
+
+/// A table a record goes to.
+type TableKey = (String, String, String);
+
+/// One unit of work: record indexes, in order, and whether their order matters.
+struct Unit {
+    records: Vec<usize>,
+    ordered: bool,
+}
+
+impl Ingest {
+    /// Over `pool`; records naming no cluster go to the only configured cluster, else to
+    /// `default`.
+    pub fn new(pool: Pool, deadlines: DeadlinePolicy, settings: IngestSettings) -> Self {
+        let clusters = pool.config().clusters();
+        let default_cluster = if clusters.len() == 1 {
+            clusters[0].id.clone()
+        } else {
+            "default".to_owned()
+        };
+        Ingest {
+            pool,
+            deadlines,
+            settings,
+            default_cluster,
+        }
+    }
+
+    /// The pool (drained at shutdown).
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// Writes the records of `event`, answering the partial batch response. `Err` (the whole
+    /// invocation fails and is retried) only for an event that is not one this function reads.
+    pub async fn handle(
+        &self,
+        event: &Value,
+        lambda_deadline_ms: Option<u64>,
+        invocation_id: &str,
+    ) -> Result<Value, String> {
+        let batch = event::parse(event)?;
+        let call = Call::service(invocation_id, self.deadlines.deadline(lambda_deadline_ms));
+        let ops = self.route_ops(&batch.records, &call).await;
+        let routed: Vec<Result<Routed, Outcome>> = batch
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| self.route(i, r, &ops))
+            .collect();
+        let outcomes = self.run(&batch.records, routed, &call).await;
+        let mut failed = Vec::new();
+        let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
+        for (record, outcome) in batch.records.iter().zip(&outcomes) {
+            // The record's id and the reason, never its payload (it may hold personal data).
+            let label = match outcome {
+                Outcome::Written => "written",
+                Outcome::Failed(why) => {
+                    tracing::warn!(record = %record.id_text(), reason = %without_values(why), "record not written; reported for redelivery");
+                    failed.push(record.id.clone());
+                    "failed"
+                }
+                Outcome::Poison(why) => {
+                    tracing::warn!(
+                        record = %record.id_text(),
+                        reason = %without_values(why),
+                        skipped = self.settings.poison == Poison::Skip,
+                        "poison record"
+                    );
+                    if self.settings.poison == Poison::Fail {
+                        failed.push(record.id.clone());
+                    }
+                    "poison"
+                }
+            };
+            *counts.entry(label).or_default() += 1;
+        }
+        for (outcome, n) in counts {
+            gateway_telemetry::families::ingest_records(batch.source.label(), outcome, n);
+        }
+        tracing::info!(
+            source = batch.source.label(),
+            records = batch.records.len(),
+            reported = failed.len(),
+            "ingested"
+        );
+        Ok(event::response(&failed))
+    }
+
+    /// The operation of each `auto` route the records take: upsert for a primary-key table,
+    /// append for a log table, asked once per route (the table handle is cached by the pool).
+    async fn route_ops(
+        &self,
+        records: &[event::Record],
+        call: &Call,
+    ) -> BTreeMap<String, Result<WriteOp, Outcome>> {
+        let mut ops = BTreeMap::new();
+        for record in records {
+            let Some(route) = routes::find(&self.settings.routes, record.origin.as_deref()) else {
+                continue;
+            };
+            if route.op != RouteOp::Auto || ops.contains_key(&route.name) {
+                continue;
+            }
+            let cluster = route.cluster.as_deref().unwrap_or(&self.default_cluster);
+            let path = TablePath::new(route.database.clone(), route.table.clone());
+            let kind = fluss_ops::write::has_primary_key(&self.pool, call, cluster, &path).await;
+            let op = match kind {
+                Ok(true) => Ok(WriteOp::Upsert),
+                Ok(false) => Ok(WriteOp::Append),
+                Err(e) => Err(refused(&e)),
+            };
+            ops.insert(route.name.clone(), op);
+        }
+        ops
+    }
+
+    /// Where record `index` goes and what it writes, or the outcome it already has.
+    fn route(
+        &self,
+        index: usize,
+        record: &event::Record,
+        ops: &BTreeMap<String, Result<WriteOp, Outcome>>,
+    ) -> Result<Routed, Outcome> {
+        let payload = record
+            .payload
+            .as_ref()
+            .map_err(|why| Outcome::Poison(why.clone()))?;
+        let route = routes::find(&self.settings.routes, record.origin.as_deref());
+        let op_of = |route: &Route| match route.op {
+            RouteOp::Append => Ok(WriteOp::Append),
+            RouteOp::Upsert => Ok(WriteOp::Upsert),
+            RouteOp::Auto => ops
+                .get(&route.name)
+                .cloned()
+                .unwrap_or_else(|| Err(Outcome::Failed("the table kind is unknown".to_owned()))),
+        };
+        match (payload, route) {
+            (event::Payload::Body(body), Some(route)) => {
+                let op = op_of(route)?;
+                envelope::bare(body, index, route, op, &self.default_cluster)
+                    .map_err(Outcome::Poison)
+            }
+            (event::Payload::Body(body), None) => {
+                envelope::route(body, index, &self.default_cluster).map_err(Outcome::Poison)
+            }
+            (event::Payload::Change { op, row }, Some(route)) => Ok(envelope::to_route(
+                route,
+                index,
+                *op,
+                row.clone(),
+                &self.default_cluster,
+            )),
+            (event::Payload::Change { .. }, None) => Err(Outcome::Poison(format!(
+                "no route maps the stream {} to a table (`gateway.ingest.route.<name>.source`)",
+                gateway_core::names::shown(record.origin.as_deref().unwrap_or(""))
+            ))),
+        }
+    }
+
+    async fn run(
+        &self,
+        records: &[event::Record],
+        routed: Vec<Result<Routed, Outcome>>,
+        call: &Call,
+    ) -> Vec<Outcome> {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; records.len()];
+        // Units: one per order group; the unordered records one per table.
+        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut tables: BTreeMap<TableKey, Vec<usize>> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
+            match (&r.group, &routed[i]) {
+                (Some(g), _) => groups.entry(g.as_str()).or_default().push(i),
+                (None, Ok(to)) => tables.entry(key(to)).or_default().push(i),
+                (None, Err(outcome)) => outcomes[i] = Some(outcome.clone()),
+            }
+        }
+        let units = groups
+            .into_values()
+            .map(|records| Unit {
+                records,
+                ordered: true,
+            })
+            .chain(tables.into_values().map(|records| Unit {
+                records,
+                ordered: false,
+            }));
+        let routed = std::sync::Arc::new(routed);
+        let mut running = JoinSet::new();
+        for unit in units {
+            let (this, call, routed) = (self.clone(), call.clone(), routed.clone());
+            running.spawn(async move {
+                let done = if unit.ordered {
+                    this.ordered(&unit.records, &routed, &call).await
+                } else {
+                    this.unordered(&unit.records, &routed, &call).await
+                };
+                unit.records.into_iter().zip(done).collect::<Vec<_>>()
+            });
+        }
+        while let Some(done) = running.join_next().await {
+            match done {
+                Ok(done) => {
+                    for (i, outcome) in done {
+                        outcomes[i] = Some(outcome);
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "an ingest task failed"),
+            }
+        }
+        // A record whose task died is reported: never claimed written.
+        outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or_else(|| Outcome::Failed("internal error".to_owned())))
+            .collect()
+    }
+
+    /// One table's records, no order to keep: one batch; when the batch is refused as invalid,
+    /// each record alone, so only the bad ones are poison.
+    async fn unordered(
+        &self,
+        records: &[usize],
+        routed: &[Result<Routed, Outcome>],
+        call: &Call,
+    ) -> Vec<Outcome> {
+        let entries: Vec<&Routed> = records
+            .iter()
+            .filter_map(|&i| routed[i].as_ref().ok())
+            .collect();
+        match self.write(&entries, call).await {
+            Err(e) if e.code() == ErrorCode::InvalidArgument && entries.len() > 1 => {
+                let mut out = Vec::with_capacity(entries.len());
+                for entry in entries {
+                    out.extend(self.write_or_explain(&[entry], call).await);
+                }
+                out
+            }
+            other => explain(other, entries.len()),
+        }
+    }
+
+    /// One group's records in order: runs of consecutive records of one table are one batch;
+    /// the first record not written ends the group (the rest is reported, not written).
+    async fn ordered(
+        &self,
+        records: &[usize],
+        routed: &[Result<Routed, Outcome>],
+        call: &Call,
+    ) -> Vec<Outcome> {
+        let mut out: Vec<Outcome> = Vec::with_capacity(records.len());
+        let mut at = 0;
+        while at < records.len() {
+            let first = match &routed[records[at]] {
+                Ok(first) => first,
+                Err(outcome) => {
+                    out.push(outcome.clone());
+                    at += 1;
+                    // A skipped poison record does not hold its group back; anything else does.
+                    if matches!(outcome, Outcome::Poison(_)) && self.settings.poison == Poison::Skip
+                    {
+                        continue;
+                    }
+                    break;
+                }
+            };
+            let run: Vec<&Routed> = records[at..]
+                .iter()
+                .map_while(|&i| routed[i].as_ref().ok().filter(|r| key(r) == key(first)))
+                .collect();
+            let mut done = match self.write(&run, call).await {
+                // One at a time, in order, up to the first that fails.
+                Err(e) if e.code() == ErrorCode::InvalidArgument && run.len() > 1 => {
+                    let mut one_by_one = Vec::new();
+                    for entry in &run {
+                        let o = self.write_or_explain(&[entry], call).await;
+                        let stop = !matches!(o[0], Outcome::Written);
+                        one_by_one.extend(o);
+                        if stop {
+                            break;
+                        }
+                    }
+                    one_by_one
+                }
+                other => explain(other, run.len()),
+            };
+            let first_bad = done.iter().position(|o| !matches!(o, Outcome::Written));
+            let skip_poison = self.settings.poison == Poison::Skip
+                && first_bad
+                    .is_some_and(|j| done[j..].iter().all(|o| matches!(o, Outcome::Poison(_))));
+            at += done.len();
+            match first_bad {
+                Some(j) if !skip_poison => {
+                    done.truncate(j + 1);
+                    out.extend(done);
+                    break;
+                }
+                _ => out.extend(done),
+            }
+        }
+        let stopped_after = out.len();
+        out.extend((stopped_after..records.len()).map(|_| {
+            Outcome::Failed(
+                "an earlier record of its shard or message group was not written".to_owned(),
+            )
+        }));
+        out
+    }
+
+    async fn write_or_explain(&self, entries: &[&Routed], call: &Call) -> Vec<Outcome> {
+        explain(self.write(entries, call).await, entries.len())
+    }
+
+    /// One write batch of `entries` (all to one table) through the write operation.
+    async fn write(
+        &self,
+        entries: &[&Routed],
+        call: &Call,
+    ) -> Result<Vec<Result<(), GatewayError>>, GatewayError> {
+        let Some(first) = entries.first() else {
+            return Ok(Vec::new());
+        };
+        let path = TablePath::new(first.database.clone(), first.table.clone());
+        let req = WriteRequest {
+            partial_update_columns: None,
+            entries: entries.iter().map(|r| r.entry.clone()).collect(),
+        };
+        let outcomes =
+            fluss_ops::write::write(&self.pool, call, &first.cluster, &path, &req).await?;
+        Ok(outcomes.into_iter().map(|(_, o)| o).collect())
+    }
+}
+
+fn key(r: &Routed) -> TableKey {
+    (r.cluster.clone(), r.database.clone(), r.table.clone())
+}
+
+/// Per-entry outcomes of a batch: a refused batch is poison when it can never succeed (an
+/// invalid row, an unknown cluster, database or table), else failed.
+fn explain(batch: Result<Vec<Result<(), GatewayError>>, GatewayError>, n: usize) -> Vec<Outcome> {
+    match batch {
+        Ok(outcomes) => outcomes
+            .into_iter()
+            .map(|o| match o {
+                Ok(()) => Outcome::Written,
+                Err(e) => Outcome::Failed(format!("{}: {}", e.code().spec().code, e.message())),
+            })
+            .collect(),
+        Err(e) => {
+            let outcome = refused(&e);
+            (0..n).map(|_| outcome.clone()).collect()
+        }
+    }
+}
+
+/// What a refused batch (or table lookup) means for its records: poison when it can never
+/// succeed (an invalid row, an unknown cluster, database or table, an unsupported operation),
+/// else failed (transient: the source delivers it again).
+fn refused(e: &GatewayError) -> Outcome {
+    let why = format!("{}: {}", e.code().spec().code, e.message());
+    let poison = matches!(
+        e.code(),
+        ErrorCode::InvalidArgument
+            | ErrorCode::ClusterNotFound
+            | ErrorCode::DatabaseNotFound
+            | ErrorCode::TableNotFound
+            | ErrorCode::NotFound
+            | ErrorCode::Unsupported
+    );
+    if poison {
+        Outcome::Poison(why)
+    } else {
+        Outcome::Failed(why)
+    }
+}
+
+/// A reason as the log shows it: the codec's messages quote the refused value (`…, got "abc"`,
+/// `…: 1.234`), which is the record's payload; the log keeps the entry, the column and what
+/// was expected, never the value.
+fn without_values(reason: &str) -> String {
+    // "…: column `a.b` expects …": keep everything up to the column, then cut the rest at the
+    // first place a value would follow.
+    let column = reason
+        .find("column `")
+        .and_then(|at| reason[at + 8..].find('`').map(|end| at + 8 + end + 1));
+    let (head, tail) = reason.split_at(column.unwrap_or(0));
+    // Past a column, `: ` introduces the value; elsewhere (a missing table) it does not.
+    let markers: &[&str] = if column.is_some() {
+        &[", got ", ": ", "\""]
+    } else {
+        &[", got ", "\""]
+    };
+    let cut = markers
+        .iter()
+        .filter_map(|m| tail.find(m))
+        .min()
+        .unwrap_or(tail.len());
+    let mut out = format!("{head}{}", &tail[..cut]);
+    if cut < tail.len() {
+        out.push_str(" (value not logged)");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_values;
+
+    #[test]
+    fn logged_reasons_keep_the_column_and_drop_the_value() {
+        assert_eq!(
+            without_values(
+                "invalid_argument: entry `3`: column `seq` expects an integer for BIGINT, got \"secret\""
+            ),
+            "invalid_argument: entry `3`: column `seq` expects an integer for BIGINT (value not logged)"
+        );
+        assert_eq!(
+            without_values(
+                "invalid_argument: entry `0`: column `d` has more than 2 fraction digits for DECIMAL(10, 2): 1.234"
+            ),
+            "invalid_argument: entry `0`: column `d` has more than 2 fraction digits for DECIMAL(10, 2) (value not logged)"
+        );
+        assert_eq!(
+            without_values("table_not_found: table `d.t` does not exist"),
+            "table_not_found: table `d.t` does not exist"
+        );
+        assert_eq!(
+            without_values("the record has no value"),
+            "the record has no value"
+        );
+    }
+}
