@@ -8,16 +8,14 @@ mod ingest_support;
 mod write_support;
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
     ScalarAttributeType, StreamSpecification, StreamViewType,
 };
-use fluss::client::FlussConnection;
 use fluss::metadata::{DataTypes, Schema, TablePath};
-use fluss::row::DataGetters;
-use integration_tests::{Stack, bounded, unique_name};
+use integration_tests::{Stack, unique_name};
 use serde_json::{Value, json};
 
 use ingest_support::*;
@@ -25,56 +23,6 @@ use write_support::*;
 
 const DB: &str = "ingest_it";
 const INVOKE_BOUND: Duration = Duration::from_secs(120);
-
-/// `seq BIGINT, note STRING`, a log table with one bucket.
-async fn create_log_table(conn: &FlussConnection, table: &str) -> TablePath {
-    let path = TablePath::new(DB.to_owned(), table.to_owned());
-    let schema = Schema::builder()
-        .column("seq", DataTypes::bigint())
-        .column("note", DataTypes::string())
-        .build()
-        .expect("schema");
-    create_table(conn, &path, schema).await;
-    path
-}
-
-/// Every (seq, note) of log table `path`, polled until `expected` rows arrived, then 1 s more
-/// so that a row that should be absent has had time to show up.
-async fn log_rows(conn: &FlussConnection, path: &TablePath, expected: usize) -> Vec<(i64, String)> {
-    let table = bounded("get table", conn.get_table(path))
-        .await
-        .expect("table");
-    let scanner = table.new_scan().create_log_scanner().expect("scanner");
-    bounded(
-        "subscribe",
-        scanner.subscribe(0, fluss::client::EARLIEST_OFFSET),
-    )
-    .await
-    .expect("subscribe");
-    let mut rows = Vec::new();
-    let mut settle: Option<Instant> = None;
-    let until = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < until {
-        for rec in bounded("poll", scanner.poll(Duration::from_millis(300)))
-            .await
-            .expect("poll")
-        {
-            let row = rec.row();
-            rows.push((
-                row.get_long(0).expect("seq"),
-                row.get_string(1).expect("note").to_owned(),
-            ));
-        }
-        if rows.len() >= expected {
-            let at = *settle.get_or_insert_with(|| Instant::now() + Duration::from_secs(1));
-            if Instant::now() >= at {
-                break;
-            }
-        }
-    }
-    rows.sort();
-    rows
-}
 
 /// The gateway's own lookup route (served by `cargo lambda watch` too) for key `key` of `path`.
 async fn lookup_row(gw: &Gateway, path: &TablePath, key: Value) -> Value {
@@ -104,9 +52,9 @@ async fn events_of_every_source_land_in_fluss_with_truthful_partial_failures() {
         ddb_table: format!("IngestIt{u}"),
         topic: format!("ingest-topic-{u}").replace('_', "-"),
     };
-    let events = create_log_table(&conn, &format!("events_{u}")).await;
-    let clicks = create_log_table(&conn, &format!("clicks_{u}")).await;
-    let kafka = create_log_table(&conn, &format!("kafka_{u}")).await;
+    let events = create_log_table(&conn, DB, &format!("events_{u}")).await;
+    let clicks = create_log_table(&conn, DB, &format!("clicks_{u}")).await;
+    let kafka = create_log_table(&conn, DB, &format!("kafka_{u}")).await;
     let orders = TablePath::new(DB.to_owned(), format!("orders_{u}"));
     create_pk_table(&conn, &orders).await;
     let users = TablePath::new(DB.to_owned(), format!("users_{u}"));

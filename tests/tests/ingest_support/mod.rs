@@ -14,6 +14,13 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use integration_tests::Stack;
 use serde_json::{Map, Value, json};
 
+use std::time::Instant;
+
+use fluss::client::FlussConnection;
+use fluss::metadata::{DataTypes, Schema, TablePath};
+use fluss::row::DataGetters;
+use integration_tests::bounded;
+
 use crate::write_support::{Answer, http_within};
 
 /// moto's endpoint, region and test credentials from the stack, over a ring-based HTTPS client
@@ -282,4 +289,58 @@ fn attribute(v: &aws_sdk_dynamodbstreams::types::AttributeValue) -> Value {
         A::M(m) => json!({"M": item(m)}),
         other => panic!("attribute type not mapped by the test: {other:?}"),
     }
+}
+
+/// `seq BIGINT, note STRING`, a log table with one bucket.
+pub async fn create_log_table(conn: &FlussConnection, database: &str, table: &str) -> TablePath {
+    let path = TablePath::new(database.to_owned(), table.to_owned());
+    let schema = Schema::builder()
+        .column("seq", DataTypes::bigint())
+        .column("note", DataTypes::string())
+        .build()
+        .expect("schema");
+    crate::write_support::create_table(conn, &path, schema).await;
+    path
+}
+
+/// Every (seq, note) of log table `path`, polled until `expected` rows arrived, then 1 s more
+/// so that a row that should be absent has had time to show up.
+pub async fn log_rows(
+    conn: &FlussConnection,
+    path: &TablePath,
+    expected: usize,
+) -> Vec<(i64, String)> {
+    let table = bounded("get table", conn.get_table(path))
+        .await
+        .expect("table");
+    let scanner = table.new_scan().create_log_scanner().expect("scanner");
+    bounded(
+        "subscribe",
+        scanner.subscribe(0, fluss::client::EARLIEST_OFFSET),
+    )
+    .await
+    .expect("subscribe");
+    let mut rows = Vec::new();
+    let mut settle: Option<Instant> = None;
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        for rec in bounded("poll", scanner.poll(Duration::from_millis(300)))
+            .await
+            .expect("poll")
+        {
+            let row = rec.row();
+            rows.push((
+                row.get_long(0).expect("seq"),
+                row.get_string(1).expect("note").to_owned(),
+            ));
+        }
+        if rows.len() >= expected {
+            let at = *settle.get_or_insert_with(|| Instant::now() + Duration::from_secs(1));
+            if Instant::now() >= at {
+                break;
+            }
+        }
+    }
+    rows.sort();
+    rows
 }
