@@ -402,4 +402,53 @@ mod tests {
             json!({"batchItemFailures":[{"itemIdentifier":"a"},{"itemIdentifier":{"partition":"t-0","offset":1}}]})
         );
     }
+
+    #[test]
+    fn every_fixture_of_events_reads_without_poison() {
+        for (name, text, source, n) in [
+            (
+                "sqs",
+                include_str!("../../../events/ingest-sqs.json"),
+                Source::Sqs,
+                3,
+            ),
+            (
+                "sqs-fifo",
+                include_str!("../../../events/ingest-sqs-fifo.json"),
+                Source::Sqs,
+                3,
+            ),
+            (
+                "kinesis",
+                include_str!("../../../events/ingest-kinesis.json"),
+                Source::Kinesis,
+                2,
+            ),
+            (
+                "dynamodb",
+                include_str!("../../../events/ingest-dynamodb.json"),
+                Source::DynamoDb,
+                3,
+            ),
+            (
+                "kafka",
+                include_str!("../../../events/ingest-kafka.json"),
+                Source::Kafka,
+                3,
+            ),
+            (
+                "kafka-self-managed",
+                include_str!("../../../events/ingest-kafka-self-managed.json"),
+                Source::Kafka,
+                1,
+            ),
+        ] {
+            let event: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let batch = parse(&event).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!((batch.source, batch.records.len()), (source, n), "{name}");
+            // The MSK fixture holds one tombstone on purpose (tests/tests/ingest.rs).
+            let poison = batch.records.iter().filter(|r| r.payload.is_err()).count();
+            assert_eq!(poison, usize::from(name == "kafka"), "{name}: {batch:?}");
+        }
+    }
 }
