@@ -14,6 +14,8 @@ use fluss::client::FlussConnection;
 use fluss::config::Config;
 
 pub mod bench;
+#[cfg(feature = "bench")]
+pub mod bench_table;
 pub mod logs;
 pub mod otel;
 pub mod private_stack;

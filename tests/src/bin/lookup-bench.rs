@@ -21,13 +21,14 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::Request;
 use fluss::client::Lookuper;
-use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
+use fluss::metadata::TablePath;
 use fluss::row::{DataGetters, Datum, GenericRow};
-use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
+use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
 use gateway_http::{
     DEFAULT_MAX_REQUEST_BYTES, LookupLimits, LookupState, build_router, lookup_routes,
 };
 use integration_tests::bench::{arg, ms, pct};
+use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use tokio::task::JoinSet;
@@ -56,7 +57,7 @@ async fn run() -> Result<(), String> {
     let stack = Stack::load();
     let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(err)?);
     let path = TablePath::new("lookup_bench".to_owned(), unique_name("users"));
-    create_table(&pool, &path).await?;
+    create_users_table(&pool, &path).await?;
     let (_, handle) = pool
         .table("default", &Identity::Service, &path, &deadline())
         .await
@@ -221,10 +222,6 @@ async fn handler_cpu(
     Ok(pct(&times, 50))
 }
 
-fn deadline() -> Deadline {
-    Deadline::after(Duration::from_secs(30))
-}
-
 fn key(k: usize) -> i32 {
     i32::try_from(k % ROWS).unwrap_or(0)
 }
@@ -313,69 +310,5 @@ fn check_answer(bytes: &[u8], count: usize) -> Result<(), String> {
 
 /// Writes keys `0..ROWS` except every tenth through the cached writer, every ack awaited.
 async fn fill(handle: &TableHandle) -> Result<(), String> {
-    let writer = handle.upsert_writer().map_err(err)?;
-    let mut acks = Vec::with_capacity(ROWS);
-    for k in (0..ROWS).filter(|k| k % 10 != 9) {
-        let mut row = GenericRow::new(3);
-        row.set_field(0, Datum::Int32(key(k)));
-        row.set_field(1, Datum::String(format!("name-{k}").into()));
-        row.set_field(2, Datum::Int64(k as i64 * 7));
-        acks.push(writer.upsert(&row).map_err(err)?);
-    }
-    for ack in acks {
-        tokio::time::timeout(Duration::from_secs(30), ack)
-            .await
-            .map_err(|_| "ack timed out".to_owned())?
-            .map_err(err)?;
-    }
-    Ok(())
-}
-
-async fn create_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
-    let d = deadline();
-    let conn = pool
-        .connection("default", &Identity::Service, &d)
-        .await
-        .map_err(err)?;
-    let admin = conn.admin().map_err(err)?;
-    conn.call(
-        &d,
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .map_err(err)?;
-    let schema = Schema::builder()
-        .column("id", DataTypes::int())
-        .column("name", DataTypes::string())
-        .column("score", DataTypes::bigint())
-        .primary_key(vec!["id"])
-        .and_then(|b| b.build())
-        .map_err(err)?;
-    let desc = TableDescriptor::builder()
-        .schema(schema)
-        .distributed_by(Some(1), vec![])
-        .build()
-        .map_err(err)?;
-    conn.call(&d, "create table", admin.create_table(path, &desc, false))
-        .await
-        .map_err(err)?;
-    // A lookup before the bucket has a leader fails; wait until its offsets can be listed.
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        let listed = conn
-            .call(
-                &d.capped(Duration::from_secs(2)),
-                "list offsets",
-                admin.list_offsets(path, &[0], fluss::rpc::message::OffsetSpec::Latest),
-            )
-            .await;
-        if listed.is_ok() {
-            return Ok(());
-        }
-        if Instant::now() > until {
-            return Err(format!("bucket of {path} got no leader"));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    direct_upserts(handle, (0..ROWS).filter(|k| k % 10 != 9), key).await
 }

@@ -20,11 +20,11 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::Request;
-use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
-use fluss::row::{Datum, GenericRow};
-use fluss_pool::{Deadline, DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
+use fluss::metadata::TablePath;
+use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
 use gateway_http::{WriteLimits, WriteState, build_router, write_routes};
 use integration_tests::bench::{arg, ms, pct, time_each};
+use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use tower::ServiceExt;
@@ -45,7 +45,7 @@ async fn run() -> Result<(), String> {
     let stack = Stack::load();
     let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(|e| e.to_string())?);
     let path = TablePath::new("write_bench".to_owned(), unique_name("users"));
-    create_table(&pool, &path).await?;
+    create_users_table(&pool, &path).await?;
     let (_, handle) = pool
         .table("default", &Identity::Service, &path, &deadline())
         .await
@@ -131,29 +131,10 @@ async fn run() -> Result<(), String> {
     Ok(())
 }
 
-fn deadline() -> Deadline {
-    Deadline::after(Duration::from_secs(30))
-}
-
 /// `count` upserts through the cached writer, every ack awaited (what the handler does, minus
 /// HTTP and JSON).
 async fn direct(handle: &Arc<TableHandle>, first: usize, count: usize) -> Result<(), String> {
-    let writer = handle.upsert_writer().map_err(|e| e.to_string())?;
-    let mut acks = Vec::with_capacity(count);
-    for k in first..first + count {
-        let mut row = GenericRow::new(3);
-        row.set_field(0, Datum::Int32(key(k)));
-        row.set_field(1, Datum::String(format!("name-{k}").into()));
-        row.set_field(2, Datum::Int64(k as i64 * 7));
-        acks.push(writer.upsert(&row).map_err(|e| e.to_string())?);
-    }
-    for ack in acks {
-        tokio::time::timeout(Duration::from_secs(30), ack)
-            .await
-            .map_err(|_| "ack timed out".to_owned())?
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    direct_upserts(handle, first..first + count, key).await
 }
 
 /// The same rows as a JSON body through the production router.
@@ -236,35 +217,4 @@ fn request_body(first: usize, count: usize) -> String {
 
 fn key(k: usize) -> i32 {
     i32::try_from(k % 1_000_000).unwrap_or(0)
-}
-
-async fn create_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
-    let d = deadline();
-    let conn = pool
-        .connection("default", &Identity::Service, &d)
-        .await
-        .map_err(|e| e.to_string())?;
-    let admin = conn.admin().map_err(|e| e.to_string())?;
-    conn.call(
-        &d,
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let schema = Schema::builder()
-        .column("id", DataTypes::int())
-        .column("name", DataTypes::string())
-        .column("score", DataTypes::bigint())
-        .primary_key(vec!["id"])
-        .and_then(|b| b.build())
-        .map_err(|e| e.to_string())?;
-    let desc = TableDescriptor::builder()
-        .schema(schema)
-        .distributed_by(Some(1), vec![])
-        .build()
-        .map_err(|e| e.to_string())?;
-    conn.call(&d, "create table", admin.create_table(path, &desc, false))
-        .await
-        .map_err(|e| e.to_string())
 }

@@ -1,0 +1,90 @@
+//! The table the write, lookup and ingest benchmarks share (`id INT` key, `name STRING`,
+//! `score BIGINT`, one bucket), created through the pool, and the direct fluss-rs upserts every
+//! ratio is measured against. Built only with the `bench` feature.
+
+use std::time::{Duration, Instant};
+
+use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
+use fluss::row::{Datum, GenericRow};
+use fluss_pool::{Deadline, Identity, Pool, TableHandle};
+
+/// The benchmarks' bound on one setup or measured call.
+pub fn deadline() -> Deadline {
+    Deadline::after(Duration::from_secs(30))
+}
+
+/// Creates the database of `path` (if absent) and the benchmark table `path`, then waits until
+/// its bucket has a leader (a write or lookup before that fails).
+pub async fn create_users_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let d = deadline();
+    let conn = pool
+        .connection("default", &Identity::Service, &d)
+        .await
+        .map_err(|e| err(&e))?;
+    let admin = conn.admin().map_err(|e| err(&e))?;
+    conn.call(
+        &d,
+        "create database",
+        admin.create_database(path.database(), None, true),
+    )
+    .await
+    .map_err(|e| err(&e))?;
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("name", DataTypes::string())
+        .column("score", DataTypes::bigint())
+        .primary_key(vec!["id"])
+        .and_then(|b| b.build())
+        .map_err(|e| err(&e))?;
+    let desc = TableDescriptor::builder()
+        .schema(schema)
+        .distributed_by(Some(1), vec![])
+        .build()
+        .map_err(|e| err(&e))?;
+    conn.call(&d, "create table", admin.create_table(path, &desc, false))
+        .await
+        .map_err(|e| err(&e))?;
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = conn
+            .call(
+                &d.capped(Duration::from_secs(2)),
+                "list offsets",
+                admin.list_offsets(path, &[0], fluss::rpc::message::OffsetSpec::Latest),
+            )
+            .await;
+        if listed.is_ok() {
+            return Ok(());
+        }
+        if Instant::now() > until {
+            return Err(format!("bucket of {path} got no leader"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Upserts `(key(k), "name-k", k * 7)` for every `k` of `keys` through the cached writer, every
+/// ack awaited: what the gateway does for the same rows, minus its own work.
+pub async fn direct_upserts(
+    handle: &TableHandle,
+    keys: impl Iterator<Item = usize>,
+    key: impl Fn(usize) -> i32,
+) -> Result<(), String> {
+    let writer = handle.upsert_writer().map_err(|e| e.to_string())?;
+    let mut acks = Vec::new();
+    for k in keys {
+        let mut row = GenericRow::new(3);
+        row.set_field(0, Datum::Int32(key(k)));
+        row.set_field(1, Datum::String(format!("name-{k}").into()));
+        row.set_field(2, Datum::Int64(k as i64 * 7));
+        acks.push(writer.upsert(&row).map_err(|e| e.to_string())?);
+    }
+    for ack in acks {
+        tokio::time::timeout(Duration::from_secs(30), ack)
+            .await
+            .map_err(|_| "ack timed out".to_owned())?
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
