@@ -1,6 +1,7 @@
-//! `fluss-ingest`: SQS (standard and FIFO) and Kinesis Data Streams records into Fluss tables.
-//! Each record's body is an envelope, `{"table":"<database>.<table>","upsert":{…}}`; the answer
-//! names exactly the records to deliver again (`ReportBatchItemFailures`). Configuration comes
+//! `fluss-ingest`: SQS (standard and FIFO), Kinesis Data Streams, DynamoDB Streams and Kafka
+//! (MSK, self-managed) records into Fluss tables. A record is an envelope,
+//! `{"table":"<database>.<table>","upsert":{…}}`, or a bare row of a configured route; the answer
+//! names exactly the records to deliver again (`ReportBatchItemFailures`), see docs/ingest.md. Configuration comes
 //! from the environment (`FLUSS_GATEWAY__…`); all logic lives in the shared crates.
 
 use gateway_http::{ingest_app, run_function};

@@ -1,6 +1,6 @@
-//! The `fluss-ingest` function's app: SQS and Kinesis events into Fluss tables through
-//! [`gateway_ingest::Ingest`], answered with the partial batch response (set
-//! `FunctionResponseTypes: [ReportBatchItemFailures]` on the event source mapping).
+//! The `fluss-ingest` function's app: SQS, Kinesis, DynamoDB Streams and Kafka events into
+//! Fluss tables through [`gateway_ingest::Ingest`], answered with the partial batch response
+//! (set `FunctionResponseTypes: [ReportBatchItemFailures]` on the event source mapping).
 
 use std::collections::BTreeMap;
 

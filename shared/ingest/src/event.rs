@@ -10,6 +10,8 @@ use aws_lambda_events::event::sqs::SqsMessage;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use gateway_core::wire::{Row, WriteOp};
+// `T::deserialize(&Value)` reads a record in place; `from_value` would clone it first.
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 
 /// Where an event came from; decides the identifiers and the metric label.
@@ -148,7 +150,7 @@ fn id_or_index(raw: &Value, pointer: &str, index: usize) -> Value {
 fn sqs(index: usize, raw: &Value) -> Record {
     let id = id_or_index(raw, "/messageId", index);
     let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
-    match serde_json::from_value::<SqsMessage>(raw.clone()) {
+    match SqsMessage::deserialize(raw) {
         Ok(m) => Record {
             id,
             // FIFO queues: order is kept per message group.
@@ -176,7 +178,7 @@ fn kinesis(index: usize, raw: &Value) -> Record {
         .unwrap_or("unknown-shard");
     let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
     let group = Some(format!("{}/{shard}", origin.as_deref().unwrap_or("")));
-    let payload = match serde_json::from_value::<KinesisEventRecord>(raw.clone()) {
+    let payload = match KinesisEventRecord::deserialize(raw) {
         Ok(r) => Ok(Payload::Body(r.kinesis.data.0)),
         Err(e) => Err(format!(
             "not a Kinesis record (or its data is not base64): {e}"
@@ -195,7 +197,7 @@ fn dynamodb(index: usize, raw: &Value) -> Record {
     let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
     // Lambda hands one shard's records to an invocation: the whole event is one ordered group.
     let group = Some(origin.clone().unwrap_or_default());
-    let payload = serde_json::from_value::<DynamoRecord>(raw.clone())
+    let payload = DynamoRecord::deserialize(raw)
         .map_err(|e| format!("not a DynamoDB Streams record: {e}"))
         .and_then(|r| {
             let (op, image, what) = match r.event_name.as_str() {
@@ -236,7 +238,7 @@ fn kafka(event: &Value) -> Result<Batch, String> {
             let offset = raw.get("offset").and_then(Value::as_i64);
             let id = json!({"partition": partition, "offset": offset});
             let origin = raw_str(raw, "/topic").map(str::to_owned);
-            let payload = match serde_json::from_value::<KafkaRecord>(raw.clone()) {
+            let payload = match KafkaRecord::deserialize(raw) {
                 Ok(r) => match r.value {
                     Some(v) => BASE64
                         .decode(v.as_bytes())

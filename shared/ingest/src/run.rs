@@ -21,6 +21,11 @@ use crate::event;
 use crate::routes::{self, Route, RouteOp};
 use crate::{IngestSettings, Poison};
 
+/// Rows per write batch: an event of 10,000 SQS messages for one table is written in batches of
+/// this size (the write route's default row limit), so one batch never outgrows the writer
+/// buffer and fails as a whole with 429 on every redelivery.
+const MAX_BATCH_ROWS: usize = 1000;
+
 /// What one event's records came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Outcome {
@@ -41,14 +46,6 @@ pub struct Ingest {
     default_cluster: String,
 }
 
-/// A table a record goes to.
-type TableKey = (String, String, String);
-
-/// One unit of work: record indexes, in order, and whether their order matters.
-struct Unit {
-    records: Vec<usize>,
-    ordered: bool,
-}
 
 impl Ingest {
     /// Over `pool`; records naming no cluster go to the only configured cluster, else to
@@ -209,7 +206,7 @@ impl Ingest {
         let mut outcomes: Vec<Option<Outcome>> = vec![None; records.len()];
         // Units: one per order group; the unordered records one per table.
         let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        let mut tables: BTreeMap<TableKey, Vec<usize>> = BTreeMap::new();
+        let mut tables: BTreeMap<TableKey<'_>, Vec<usize>> = BTreeMap::new();
         for (i, r) in records.iter().enumerate() {
             match (&r.group, &routed[i]) {
                 (Some(g), _) => groups.entry(g.as_str()).or_default().push(i),
@@ -217,27 +214,31 @@ impl Ingest {
                 (None, Err(outcome)) => outcomes[i] = Some(outcome.clone()),
             }
         }
-        let units = groups
-            .into_values()
-            .map(|records| Unit {
-                records,
-                ordered: true,
-            })
-            .chain(tables.into_values().map(|records| Unit {
-                records,
-                ordered: false,
-            }));
-        let routed = std::sync::Arc::new(routed);
+        let groups: Vec<Vec<usize>> = groups.into_values().collect();
+        let tables: Vec<Vec<usize>> = tables.into_values().collect();
+        // Each unit owns its records' entries: nothing is copied on the way to the writer.
+        let mut slots: Vec<Option<Result<Routed, Outcome>>> = routed.into_iter().map(Some).collect();
+        let mut take = |indexes: &[usize]| -> Vec<Result<Routed, Outcome>> {
+            indexes
+                .iter()
+                .filter_map(|&i| slots[i].take())
+                .collect()
+        };
         let mut running = JoinSet::new();
-        for unit in units {
-            let (this, call, routed) = (self.clone(), call.clone(), routed.clone());
+        for (indexes, ordered) in groups
+            .into_iter()
+            .map(|g| (g, true))
+            .chain(tables.into_iter().map(|t| (t, false)))
+        {
+            let items = take(&indexes);
+            let (this, call) = (self.clone(), call.clone());
             running.spawn(async move {
-                let done = if unit.ordered {
-                    this.ordered(&unit.records, &routed, &call).await
+                let done = if ordered {
+                    this.ordered(items, &call).await
                 } else {
-                    this.unordered(&unit.records, &routed, &call).await
+                    this.unordered(items, &call).await
                 };
-                unit.records.into_iter().zip(done).collect::<Vec<_>>()
+                indexes.into_iter().zip(done).collect::<Vec<_>>()
             });
         }
         while let Some(done) = running.join_next().await {
@@ -257,90 +258,65 @@ impl Ingest {
             .collect()
     }
 
-    /// One table's records, no order to keep: one batch; when the batch is refused as invalid,
-    /// each record alone, so only the bad ones are poison.
-    async fn unordered(
-        &self,
-        records: &[usize],
-        routed: &[Result<Routed, Outcome>],
-        call: &Call,
-    ) -> Vec<Outcome> {
-        let entries: Vec<&Routed> = records
-            .iter()
-            .filter_map(|&i| routed[i].as_ref().ok())
-            .collect();
-        match self.write(&entries, call).await {
-            Err(e) if e.code() == ErrorCode::InvalidArgument && entries.len() > 1 => {
-                let mut out = Vec::with_capacity(entries.len());
-                for entry in entries {
-                    out.extend(self.write_or_explain(&[entry], call).await);
-                }
-                out
+    /// One table's records, no order to keep: batches of [`MAX_BATCH_ROWS`]; a batch refused as
+    /// invalid is written record by record, so only the bad ones are poison.
+    async fn unordered(&self, items: Vec<Result<Routed, Outcome>>, call: &Call) -> Vec<Outcome> {
+        let mut out = Vec::with_capacity(items.len());
+        // A table's unit holds only routed records (the others have their outcome already).
+        let mut items = items.into_iter();
+        loop {
+            let chunk: Vec<Routed> = items.by_ref().take(MAX_BATCH_ROWS).flatten().collect();
+            if chunk.is_empty() {
+                return out;
             }
-            other => explain(other, entries.len()),
+            out.extend(self.batch(chunk, call, |_| false).await);
         }
     }
 
     /// One group's records in order: runs of consecutive records of one table are one batch;
-    /// the first record not written ends the group (the rest is reported, not written).
-    async fn ordered(
-        &self,
-        records: &[usize],
-        routed: &[Result<Routed, Outcome>],
-        call: &Call,
-    ) -> Vec<Outcome> {
-        let mut out: Vec<Outcome> = Vec::with_capacity(records.len());
-        let mut at = 0;
-        while at < records.len() {
-            let first = match &routed[records[at]] {
+    /// the first record not written ends the group (the rest is reported, not written), unless
+    /// it is poison and poison is skipped.
+    async fn ordered(&self, items: Vec<Result<Routed, Outcome>>, call: &Call) -> Vec<Outcome> {
+        let total = items.len();
+        let stops = |o: &Outcome| match o {
+            Outcome::Written => false,
+            Outcome::Failed(_) => true,
+            Outcome::Poison(_) => self.settings.poison == Poison::Fail,
+        };
+        let mut out: Vec<Outcome> = Vec::with_capacity(total);
+        let mut items = items.into_iter().peekable();
+        while let Some(item) = items.next() {
+            let first = match item {
                 Ok(first) => first,
                 Err(outcome) => {
-                    out.push(outcome.clone());
-                    at += 1;
-                    // A skipped poison record does not hold its group back; anything else does.
-                    if matches!(outcome, Outcome::Poison(_)) && self.settings.poison == Poison::Skip
-                    {
-                        continue;
+                    let stop = stops(&outcome);
+                    out.push(outcome);
+                    if stop {
+                        break;
                     }
-                    break;
+                    continue;
                 }
             };
-            let run: Vec<&Routed> = records[at..]
-                .iter()
-                .map_while(|&i| routed[i].as_ref().ok().filter(|r| key(r) == key(first)))
-                .collect();
-            let mut done = match self.write(&run, call).await {
-                // One at a time, in order, up to the first that fails.
-                Err(e) if e.code() == ErrorCode::InvalidArgument && run.len() > 1 => {
-                    let mut one_by_one = Vec::new();
-                    for entry in &run {
-                        let o = self.write_or_explain(&[entry], call).await;
-                        let stop = !matches!(o[0], Outcome::Written);
-                        one_by_one.extend(o);
-                        if stop {
-                            break;
-                        }
-                    }
-                    one_by_one
+            let mut run = vec![first];
+            while run.len() < MAX_BATCH_ROWS {
+                match items.peek() {
+                    Some(Ok(next)) if key(next) == key(&run[0]) => {}
+                    _ => break,
                 }
-                other => explain(other, run.len()),
-            };
-            let first_bad = done.iter().position(|o| !matches!(o, Outcome::Written));
-            let skip_poison = self.settings.poison == Poison::Skip
-                && first_bad
-                    .is_some_and(|j| done[j..].iter().all(|o| matches!(o, Outcome::Poison(_))));
-            at += done.len();
-            match first_bad {
-                Some(j) if !skip_poison => {
-                    done.truncate(j + 1);
-                    out.extend(done);
-                    break;
+                if let Some(Ok(next)) = items.next() {
+                    run.push(next);
                 }
-                _ => out.extend(done),
             }
+            let mut done = self.batch(run, call, stops).await;
+            if let Some(j) = done.iter().position(stops) {
+                done.truncate(j + 1);
+                out.extend(done);
+                break;
+            }
+            out.extend(done);
         }
         let stopped_after = out.len();
-        out.extend((stopped_after..records.len()).map(|_| {
+        out.extend((stopped_after..total).map(|_| {
             Outcome::Failed(
                 "an earlier record of its shard or message group was not written".to_owned(),
             )
@@ -348,32 +324,63 @@ impl Ingest {
         out
     }
 
-    async fn write_or_explain(&self, entries: &[&Routed], call: &Call) -> Vec<Outcome> {
-        explain(self.write(entries, call).await, entries.len())
-    }
-
-    /// One write batch of `entries` (all to one table) through the write operation.
-    async fn write(
+    /// One write batch of `run` (all to one table) through the write operation. A batch refused
+    /// as invalid is written record by record, in order, up to the first outcome that `stops`.
+    async fn batch(
         &self,
-        entries: &[&Routed],
+        run: Vec<Routed>,
         call: &Call,
-    ) -> Result<Vec<Result<(), GatewayError>>, GatewayError> {
-        let Some(first) = entries.first() else {
-            return Ok(Vec::new());
+        stops: impl Fn(&Outcome) -> bool,
+    ) -> Vec<Outcome> {
+        let Some(first) = run.first() else {
+            return Vec::new();
         };
+        let cluster = first.cluster.clone();
         let path = TablePath::new(first.database.clone(), first.table.clone());
+        let n = run.len();
         let req = WriteRequest {
             partial_update_columns: None,
-            entries: entries.iter().map(|r| r.entry.clone()).collect(),
+            entries: run.into_iter().map(|r| r.entry).collect(),
         };
-        let outcomes =
-            fluss_ops::write::write(&self.pool, call, &first.cluster, &path, &req).await?;
+        match self.write(call, &cluster, &path, &req).await {
+            Err(e) if e.code() == ErrorCode::InvalidArgument && n > 1 => {
+                let mut out = Vec::with_capacity(n);
+                for entry in req.entries {
+                    let one = WriteRequest {
+                        partial_update_columns: None,
+                        entries: vec![entry],
+                    };
+                    let o = explain(self.write(call, &cluster, &path, &one).await, 1);
+                    let stop = o.iter().any(&stops);
+                    out.extend(o);
+                    if stop {
+                        break;
+                    }
+                }
+                out
+            }
+            other => explain(other, n),
+        }
+    }
+
+    /// `req` through the write operation, one outcome per entry.
+    async fn write(
+        &self,
+        call: &Call,
+        cluster: &str,
+        path: &TablePath,
+        req: &WriteRequest,
+    ) -> Result<Vec<Result<(), GatewayError>>, GatewayError> {
+        let outcomes = fluss_ops::write::write(&self.pool, call, cluster, path, req).await?;
         Ok(outcomes.into_iter().map(|(_, o)| o).collect())
     }
 }
 
-fn key(r: &Routed) -> TableKey {
-    (r.cluster.clone(), r.database.clone(), r.table.clone())
+/// The table a record goes to, for grouping.
+type TableKey<'a> = (&'a str, &'a str, &'a str);
+
+fn key(r: &Routed) -> TableKey<'_> {
+    (&r.cluster, &r.database, &r.table)
 }
 
 /// Per-entry outcomes of a batch: a refused batch is poison when it can never succeed (an
