@@ -476,3 +476,70 @@ async fn queue_arn(sqs: &aws_sdk_sqs::Client, url: &str) -> String {
         .expect("queue arn")
         .clone()
 }
+
+/// With `gateway.ingest.poison-records=skip`, a poison record is acknowledged (not reported),
+/// logged by id and does not hold its shard back: the records after it are written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skipped_poison_records_are_acknowledged_and_do_not_hold_their_shard() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let u = unique_name("s");
+    let table = create_log_table(&conn, DB, &format!("skip_{u}")).await;
+    let stream_arn = format!("arn:aws:kinesis:eu-west-1:123456789012:stream/skip-{u}");
+    let mut env = std::fs::read_to_string(Stack::env_path()).expect("stack env");
+    for (k, v) in [
+        ("FLUSS_GATEWAY__INGEST__POISON_RECORDS", "skip".to_owned()),
+        ("FLUSS_GATEWAY__INGEST__ROUTES", "skip".to_owned()),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__SKIP__SOURCE",
+            stream_arn.clone(),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__SKIP__TABLE",
+            format!("{DB}.{}", table.table()),
+        ),
+    ] {
+        env.push_str(&format!("{k}={v}\n"));
+    }
+    let env_file = std::env::temp_dir().join(format!("ingest-{u}.env"));
+    std::fs::write(&env_file, env).expect("env file");
+    let gw = Gateway::watch_with(&env_file).await;
+    let record = |seq: &str, data: &[u8]| {
+        json!({"kinesis": {"kinesisSchemaVersion": "1.0", "partitionKey": "k", "sequenceNumber": seq,
+                "data": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data),
+                "approximateArrivalTimestamp": 1796227200.0},
+            "eventSource": "aws:kinesis", "eventVersion": "1.0", "eventID": format!("shardId-000000000000:{seq}"),
+            "eventName": "aws:kinesis:record", "invokeIdentityArn": "arn:aws:iam::123456789012:role/x",
+            "awsRegion": "eu-west-1", "eventSourceARN": stream_arn})
+    };
+    let event = json!({"Records": [
+        record("101", br#"{"seq":1,"note":"before"}"#),
+        record("102", br#"{"seq":"x","note":"secret-payload-skip"}"#),
+        record("103", b"not json"),
+        record("104", br#"{"seq":4,"note":"after"}"#),
+    ]});
+    let answer = invoke(gw.addr, &event, INVOKE_BOUND).await;
+    assert_eq!(reported(&answer), Vec::<Value>::new(), "{answer:?}");
+    assert_eq!(
+        log_rows(&conn, &table, 2).await,
+        [(1, "before".to_owned()), (4, "after".to_owned())]
+    );
+    let log = std::fs::read_to_string(gw.log.as_ref().expect("watch log")).expect("log");
+    drop(gw);
+    let _ = std::fs::remove_file(&env_file);
+    let plain = integration_tests::logs::strip_ansi(&log);
+    for id in ["102", "103"] {
+        let field = format!("record={id} ");
+        let n = plain
+            .lines()
+            .filter(|l| {
+                l.contains("poison record") && l.contains(&field) && l.contains("skipped=true")
+            })
+            .count();
+        assert_eq!(n, 1, "one skipped-poison line for {id}");
+    }
+    assert!(
+        !plain.contains("secret-payload"),
+        "a record payload reached the log"
+    );
+}

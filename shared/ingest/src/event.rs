@@ -6,7 +6,6 @@
 use aws_lambda_events::event::dynamodb::EventRecord as DynamoRecord;
 use aws_lambda_events::event::kafka::KafkaRecord;
 use aws_lambda_events::event::kinesis::KinesisEventRecord;
-use aws_lambda_events::event::sqs::SqsMessage;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use gateway_core::wire::{Row, WriteOp};
@@ -150,23 +149,20 @@ fn id_or_index(raw: &Value, pointer: &str, index: usize) -> Value {
 fn sqs(index: usize, raw: &Value) -> Record {
     let id = id_or_index(raw, "/messageId", index);
     let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
-    match SqsMessage::deserialize(raw) {
-        Ok(m) => Record {
-            id,
-            // FIFO queues: order is kept per message group.
-            group: m.attributes.get("MessageGroupId").cloned(),
-            origin,
-            payload: m
-                .body
-                .map(|b| Payload::Body(b.into_bytes()))
-                .ok_or_else(|| "the message has no body".to_owned()),
-        },
-        Err(e) => Record {
-            id,
-            group: None,
-            origin,
-            payload: Err(format!("not an SQS message: {e}")),
-        },
+    // The three fields the writer needs, read in place: building the whole `SqsMessage` (its
+    // attribute maps) costs more per record than the rest of the routing together; its shape
+    // is the one `aws_lambda_events` reads (`body` a string, `attributes` string-valued).
+    let payload = match raw.get("body") {
+        Some(Value::String(body)) => Ok(Payload::Body(body.as_bytes().to_vec())),
+        None | Some(Value::Null) => Err("the message has no body".to_owned()),
+        Some(_) => Err("not an SQS message: `body` is not a string".to_owned()),
+    };
+    Record {
+        id,
+        // FIFO queues: order is kept per message group.
+        group: raw_str(raw, "/attributes/MessageGroupId").map(str::to_owned),
+        origin,
+        payload,
     }
 }
 

@@ -21,10 +21,13 @@ use crate::event;
 use crate::routes::{self, Route, RouteOp};
 use crate::{IngestSettings, Poison};
 
-/// Rows per write batch: an event of 10,000 SQS messages for one table is written in batches of
-/// this size (the write route's default row limit), so one batch never outgrows the writer
-/// buffer and fails as a whole with 429 on every redelivery.
+/// Rows per write batch of an ordered run: an event of 10,000 records for one table is written
+/// in batches of this size (the write route's default row limit), so one batch never outgrows
+/// the writer buffer and fails as a whole with 429 on every redelivery.
 const MAX_BATCH_ROWS: usize = 1000;
+
+/// Rows per write batch of records without order; such batches run concurrently.
+const UNORDERED_BATCH_ROWS: usize = 250;
 
 /// What one event's records came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +48,6 @@ pub struct Ingest {
     settings: IngestSettings,
     default_cluster: String,
 }
-
 
 impl Ingest {
     /// Over `pool`; records naming no cluster go to the only configured cluster, else to
@@ -217,12 +219,10 @@ impl Ingest {
         let groups: Vec<Vec<usize>> = groups.into_values().collect();
         let tables: Vec<Vec<usize>> = tables.into_values().collect();
         // Each unit owns its records' entries: nothing is copied on the way to the writer.
-        let mut slots: Vec<Option<Result<Routed, Outcome>>> = routed.into_iter().map(Some).collect();
+        let mut slots: Vec<Option<Result<Routed, Outcome>>> =
+            routed.into_iter().map(Some).collect();
         let mut take = |indexes: &[usize]| -> Vec<Result<Routed, Outcome>> {
-            indexes
-                .iter()
-                .filter_map(|&i| slots[i].take())
-                .collect()
+            indexes.iter().filter_map(|&i| slots[i].take()).collect()
         };
         let mut running = JoinSet::new();
         for (indexes, ordered) in groups
@@ -258,19 +258,34 @@ impl Ingest {
             .collect()
     }
 
-    /// One table's records, no order to keep: batches of [`MAX_BATCH_ROWS`]; a batch refused as
-    /// invalid is written record by record, so only the bad ones are poison.
+    /// One table's records, no order to keep: batches of at most [`UNORDERED_BATCH_ROWS`],
+    /// written concurrently, so decoding one batch overlaps the round trip of the previous;
+    /// a batch refused as invalid is written record by record, so only the bad ones are poison.
     async fn unordered(&self, items: Vec<Result<Routed, Outcome>>, call: &Call) -> Vec<Outcome> {
-        let mut out = Vec::with_capacity(items.len());
         // A table's unit holds only routed records (the others have their outcome already).
-        let mut items = items.into_iter();
-        loop {
-            let chunk: Vec<Routed> = items.by_ref().take(MAX_BATCH_ROWS).flatten().collect();
-            if chunk.is_empty() {
-                return out;
-            }
-            out.extend(self.batch(chunk, call, |_| false).await);
+        let mut items = items.into_iter().flatten().peekable();
+        let mut running = JoinSet::new();
+        let mut sizes = Vec::new();
+        while items.peek().is_some() {
+            let chunk: Vec<Routed> = items.by_ref().take(UNORDERED_BATCH_ROWS).collect();
+            let (this, call, index) = (self.clone(), call.clone(), sizes.len());
+            sizes.push(chunk.len());
+            running.spawn(async move { (index, this.batch(chunk, &call, |_| false).await) });
         }
+        let mut done: Vec<Option<Vec<Outcome>>> = vec![None; sizes.len()];
+        while let Some(joined) = running.join_next().await {
+            match joined {
+                Ok((i, outcomes)) => done[i] = Some(outcomes),
+                Err(e) => tracing::error!(error = %e, "an ingest batch task failed"),
+            }
+        }
+        // A batch whose task died is reported whole: never claimed written.
+        done.into_iter()
+            .zip(sizes)
+            .flat_map(|(d, n)| {
+                d.unwrap_or_else(|| vec![Outcome::Failed("internal error".to_owned()); n])
+            })
+            .collect()
     }
 
     /// One group's records in order: runs of consecutive records of one table are one batch;
