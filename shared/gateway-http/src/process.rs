@@ -50,14 +50,13 @@ pub async fn run(router: Router) -> Result<(), ServeError> {
 /// standalone after each request's response. The telemetry flush hooks in here.
 pub type Hook = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
-/// A plain Lambda event handler (SQS, Kinesis, … events as JSON), for functions without a
-/// router.
-pub type EventHandler = Arc<
-    dyn Fn(
-            LambdaEvent<serde_json::Value>,
-        ) -> Pin<Box<dyn Future<Output = Result<serde_json::Value, Diagnostic>> + Send>>
-        + Send
-        + Sync,
+/// A plain Lambda event function (SQS, Kinesis, … events), for functions without a router: it
+/// runs the runtime loop over its own event type with the given after-invoke hooks, so the
+/// runtime reads each event straight into that type (no intermediate JSON value).
+pub type EventLoop = Box<
+    // The runtime's loop future is not `Send`; it runs on the thread that serves the function.
+    dyn FnOnce(Arc<[Hook]>) -> Pin<Box<dyn Future<Output = Result<(), lambda_runtime::Error>>>>
+        + Send,
 >;
 
 /// What a function serves, built once per container by its `main`'s build step: an HTTP router
@@ -72,7 +71,7 @@ pub struct App {
 
 enum Entry {
     Http(Router),
-    Events(EventHandler),
+    Events(EventLoop),
 }
 
 impl App {
@@ -86,15 +85,27 @@ impl App {
         }
     }
 
-    /// An event function: `handler` gets each invocation's JSON event and answers JSON (e.g. an
-    /// SQS `batchItemFailures` document). Runs only under the Lambda runtime API.
-    pub fn events<F, Fut>(handler: F) -> Self
+    /// An event function: `handler` gets each invocation's event, read by the runtime straight
+    /// into `E` (a `serde_json::Value`, or a typed event that keeps only what it uses), and
+    /// answers JSON (e.g. an SQS `batchItemFailures` document). Runs only under the Lambda
+    /// runtime API.
+    pub fn events<E, F, Fut>(handler: F) -> Self
     where
-        F: Fn(LambdaEvent<serde_json::Value>) -> Fut + Send + Sync + 'static,
+        E: serde::de::DeserializeOwned + Send + 'static,
+        F: Fn(LambdaEvent<E>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<serde_json::Value, Diagnostic>> + Send + 'static,
     {
+        let run: EventLoop = Box::new(move |hooks: Arc<[Hook]>| {
+            Box::pin(async move {
+                lambda_runtime::Runtime::new(lambda_runtime::service_fn(handler))
+                    .layer(lambda_runtime::layers::TracingLayer::new())
+                    .layer(AfterInvokeLayer(hooks))
+                    .run()
+                    .await
+            })
+        });
         App {
-            entry: Entry::Events(Arc::new(move |event| Box::pin(handler(event)))),
+            entry: Entry::Events(run),
             pool: None,
             after_response: Vec::new(),
             telemetry: None,
@@ -167,15 +178,7 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
                     .run()
                     .await
             }
-            Entry::Events(handler) => {
-                lambda_runtime::Runtime::new(lambda_runtime::service_fn(move |event| {
-                    handler(event)
-                }))
-                .layer(lambda_runtime::layers::TracingLayer::new())
-                .layer(AfterInvokeLayer(hooks))
-                .run()
-                .await
-            }
+            Entry::Events(run) => run(hooks).await,
         };
         shut_down(pool.as_ref(), telemetry.as_deref()).await;
         served.map_err(|e| ServeError::Serving(e.to_string()))
