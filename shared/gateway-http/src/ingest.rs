@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use fluss_pool::{DeadlinePolicy, PoolConfig};
 use gateway_ingest::{Ingest, IngestSettings};
 use lambda_runtime::{Diagnostic, LambdaEvent};
-use serde_json::Value;
 
 use crate::{App, check_unknown_keys, config_problems, new_pool};
 
@@ -55,18 +54,20 @@ pub async fn ingest_app(env: &BTreeMap<String, String>) -> Result<App, String> {
     };
     let ingest = Ingest::new(new_pool(pool), deadlines, settings);
     let pool = ingest.pool().clone();
-    Ok(App::events(move |event: LambdaEvent<Value>| {
-        let ingest = ingest.clone();
-        async move {
-            let deadline = Some(event.context.deadline);
-            ingest
-                .handle(&event.payload, deadline, &event.context.request_id)
-                .await
-                .map_err(|why| Diagnostic {
-                    error_type: "UnsupportedEvent".to_owned(),
-                    error_message: why,
-                })
-        }
-    })
-    .with_pool(pool))
+    Ok(
+        App::events(move |event: LambdaEvent<gateway_ingest::event::Event>| {
+            let ingest = ingest.clone();
+            async move {
+                let deadline = Some(event.context.deadline);
+                ingest
+                    .handle(event.payload, deadline, &event.context.request_id)
+                    .await
+                    .map_err(|why| Diagnostic {
+                        error_type: "UnsupportedEvent".to_owned(),
+                        error_message: why,
+                    })
+            }
+        })
+        .with_pool(pool),
+    )
 }

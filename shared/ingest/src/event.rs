@@ -3,14 +3,14 @@
 //! from (for routing) and its payload (or why there is none). One bad record never fails the
 //! whole event: each is read on its own.
 
-use aws_lambda_events::event::dynamodb::EventRecord as DynamoRecord;
+use aws_lambda_events::event::dynamodb::StreamRecord;
 use aws_lambda_events::event::kafka::KafkaRecord;
-use aws_lambda_events::event::kinesis::KinesisEventRecord;
+use aws_lambda_events::event::kinesis::KinesisRecord;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use gateway_core::wire::{Row, WriteOp};
 // `T::deserialize(&Value)` reads a record in place; `from_value` would clone it first.
-use serde::Deserialize as _;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// Where an event came from; decides the identifiers and the metric label.
@@ -93,32 +93,93 @@ pub struct Batch {
     pub records: Vec<Record>,
 }
 
+/// An event as read from its JSON text (what the function's runtime hands over): only the
+/// fields the writer uses are built; the rest (receipt handles, checksums, message attributes,
+/// regions…) is skipped by the parser, which is most of an SQS record.
+#[derive(Debug, Default, Deserialize)]
+pub struct Event {
+    #[serde(rename = "Records", default)]
+    records: Option<Vec<RawRecord>>,
+    /// Kafka events name their source at the top.
+    #[serde(rename = "eventSource", default)]
+    event_source: Option<Value>,
+    /// Kafka: `{"<topic>-<partition>": [records]}`.
+    #[serde(rename = "records", default)]
+    kafka: Option<Value>,
+}
+
+/// The fields of an SQS, Kinesis or DynamoDB Streams record the writer uses; each is read as
+/// any JSON so that one malformed record is poison alone, never a failed event.
+#[derive(Debug, Default, Deserialize)]
+struct RawRecord {
+    #[serde(rename = "eventSource", default)]
+    event_source: Option<Value>,
+    #[serde(rename = "eventSourceARN", default)]
+    event_source_arn: Option<Value>,
+    #[serde(rename = "messageId", default)]
+    message_id: Option<Value>,
+    #[serde(default)]
+    body: Option<Value>,
+    #[serde(default)]
+    attributes: Option<Value>,
+    #[serde(default)]
+    kinesis: Option<Value>,
+    #[serde(rename = "eventID", default)]
+    event_id: Option<Value>,
+    #[serde(rename = "eventName", default)]
+    event_name: Option<Value>,
+    #[serde(default)]
+    dynamodb: Option<Value>,
+}
+
+impl RawRecord {
+    fn str_at<'a>(field: &'a Option<Value>, pointer: &str) -> Option<&'a str> {
+        field.as_ref()?.pointer(pointer)?.as_str()
+    }
+
+    fn origin(&self) -> Option<String> {
+        Self::str_at(&self.event_source_arn, "").map(str::to_owned)
+    }
+}
+
+/// Reads `event` given as a JSON value (tests, tools); see [`read`].
+pub fn parse(event: &Value) -> Result<Batch, String> {
+    let event =
+        Event::deserialize(event).map_err(|e| format!("not an event this function reads: {e}"))?;
+    read(event)
+}
+
 /// Reads `event`; `Err` names what it is not (the whole invocation fails: Lambda retries it, and
 /// a misrouted trigger shows up at once).
-pub fn parse(event: &Value) -> Result<Batch, String> {
-    if let Some(source) = event.get("eventSource").and_then(Value::as_str) {
-        return match source {
-            "aws:kafka" | "SelfManagedKafka" => kafka(event),
-            other => Err(format!(
-                "event source {} is not supported (aws:sqs, aws:kinesis, aws:dynamodb, aws:kafka, SelfManagedKafka)",
-                gateway_core::names::shown(other)
+pub fn read(event: Event) -> Result<Batch, String> {
+    const SUPPORTED: &str = "aws:sqs, aws:kinesis, aws:dynamodb, aws:kafka, SelfManagedKafka";
+    if let Some(source) = &event.event_source {
+        return match source.as_str() {
+            Some("aws:kafka" | "SelfManagedKafka") => kafka(event.kafka.as_ref()),
+            _ => Err(format!(
+                "event source {} is not supported ({SUPPORTED})",
+                gateway_core::names::shown(
+                    &source
+                        .as_str()
+                        .map_or_else(|| source.to_string(), str::to_owned)
+                )
             )),
         };
     }
-    let records = event.get("Records").and_then(Value::as_array).ok_or(
+    let records = event.records.ok_or(
         "the event has no `Records` list: not an SQS, Kinesis, DynamoDB Streams or Kafka event",
     )?;
     let source = records
         .iter()
-        .find_map(|r| r.get("eventSource").and_then(Value::as_str));
-    let (source, read): (Source, fn(usize, &Value) -> Record) = match source {
+        .find_map(|r| RawRecord::str_at(&r.event_source, ""));
+    let (source, read): (Source, fn(usize, RawRecord) -> Record) = match source {
         Some("aws:sqs") => (Source::Sqs, sqs),
         Some("aws:kinesis") => (Source::Kinesis, kinesis),
         Some("aws:dynamodb") => (Source::DynamoDb, dynamodb),
         None if records.is_empty() => (Source::Sqs, sqs),
         Some(other) => {
             return Err(format!(
-                "event source {} is not supported (aws:sqs, aws:kinesis, aws:dynamodb, aws:kafka, SelfManagedKafka)",
+                "event source {} is not supported ({SUPPORTED})",
                 gateway_core::names::shown(other)
             ));
         }
@@ -127,7 +188,7 @@ pub fn parse(event: &Value) -> Result<Batch, String> {
     Ok(Batch {
         source,
         records: records
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, r)| read(i, r))
             .collect(),
@@ -138,47 +199,43 @@ fn raw_str<'a>(record: &'a Value, pointer: &str) -> Option<&'a str> {
     record.pointer(pointer).and_then(Value::as_str)
 }
 
-fn id_or_index(raw: &Value, pointer: &str, index: usize) -> Value {
-    Value::String(
-        raw_str(raw, pointer)
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("#{index}")),
-    )
+fn id_or_index(id: Option<&str>, index: usize) -> Value {
+    Value::String(id.map(str::to_owned).unwrap_or_else(|| format!("#{index}")))
 }
 
-fn sqs(index: usize, raw: &Value) -> Record {
-    let id = id_or_index(raw, "/messageId", index);
-    let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
-    // The three fields the writer needs, read in place: building the whole `SqsMessage` (its
-    // attribute maps) costs more per record than the rest of the routing together; its shape
-    // is the one `aws_lambda_events` reads (`body` a string, `attributes` string-valued).
-    let payload = match raw.get("body") {
-        Some(Value::String(body)) => Ok(Payload::Body(body.as_bytes().to_vec())),
+fn sqs(index: usize, raw: RawRecord) -> Record {
+    let id = id_or_index(RawRecord::str_at(&raw.message_id, ""), index);
+    let origin = raw.origin();
+    // FIFO queues: order is kept per message group.
+    let group = RawRecord::str_at(&raw.attributes, "/MessageGroupId").map(str::to_owned);
+    // The shape `aws_lambda_events::sqs::SqsMessage` reads: `body` a string.
+    let payload = match raw.body {
+        Some(Value::String(body)) => Ok(Payload::Body(body.into_bytes())),
         None | Some(Value::Null) => Err("the message has no body".to_owned()),
         Some(_) => Err("not an SQS message: `body` is not a string".to_owned()),
     };
     Record {
         id,
-        // FIFO queues: order is kept per message group.
-        group: raw_str(raw, "/attributes/MessageGroupId").map(str::to_owned),
+        group,
         origin,
         payload,
     }
 }
 
-fn kinesis(index: usize, raw: &Value) -> Record {
-    let id = id_or_index(raw, "/kinesis/sequenceNumber", index);
+fn kinesis(index: usize, raw: RawRecord) -> Record {
+    let id = id_or_index(RawRecord::str_at(&raw.kinesis, "/sequenceNumber"), index);
     // `shardId-000000000000:4959…`: the shard is what Kinesis orders by.
-    let shard = raw_str(raw, "/eventID")
+    let shard = RawRecord::str_at(&raw.event_id, "")
         .and_then(|e| e.split(':').next())
         .unwrap_or("unknown-shard");
-    let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
+    let origin = raw.origin();
     let group = Some(format!("{}/{shard}", origin.as_deref().unwrap_or("")));
-    let payload = match KinesisEventRecord::deserialize(raw) {
-        Ok(r) => Ok(Payload::Body(r.kinesis.data.0)),
-        Err(e) => Err(format!(
+    let payload = match raw.kinesis.as_ref().map(KinesisRecord::deserialize) {
+        Some(Ok(r)) => Ok(Payload::Body(r.data.0)),
+        Some(Err(e)) => Err(format!(
             "not a Kinesis record (or its data is not base64): {e}"
         )),
+        None => Err("not a Kinesis record: no `kinesis` object".to_owned()),
     };
     Record {
         id,
@@ -188,32 +245,12 @@ fn kinesis(index: usize, raw: &Value) -> Record {
     }
 }
 
-fn dynamodb(index: usize, raw: &Value) -> Record {
-    let id = id_or_index(raw, "/dynamodb/SequenceNumber", index);
-    let origin = raw_str(raw, "/eventSourceARN").map(str::to_owned);
+fn dynamodb(index: usize, raw: RawRecord) -> Record {
+    let id = id_or_index(RawRecord::str_at(&raw.dynamodb, "/SequenceNumber"), index);
+    let origin = raw.origin();
     // Lambda hands one shard's records to an invocation: the whole event is one ordered group.
     let group = Some(origin.clone().unwrap_or_default());
-    let payload = DynamoRecord::deserialize(raw)
-        .map_err(|e| format!("not a DynamoDB Streams record: {e}"))
-        .and_then(|r| {
-            let (op, image, what) = match r.event_name.as_str() {
-                "INSERT" | "MODIFY" => (WriteOp::Upsert, "/dynamodb/NewImage", "NewImage"),
-                "REMOVE" => (WriteOp::Delete, "/dynamodb/Keys", "Keys"),
-                other => {
-                    return Err(format!(
-                        "eventName {} is not INSERT, MODIFY or REMOVE",
-                        gateway_core::names::shown(other)
-                    ));
-                }
-            };
-            let image = raw.pointer(image).ok_or_else(|| {
-                format!(
-                    "the record carries no `{what}` (set the stream's view type to NEW_IMAGE or NEW_AND_OLD_IMAGES)"
-                )
-            })?;
-            let row = crate::dynamo::item_to_row(image)?;
-            Ok(Payload::Change { op, row })
-        });
+    let payload = change(&raw);
     Record {
         id,
         group,
@@ -222,9 +259,35 @@ fn dynamodb(index: usize, raw: &Value) -> Record {
     }
 }
 
-fn kafka(event: &Value) -> Result<Batch, String> {
-    let partitions = event
-        .get("records")
+/// A DynamoDB Streams record's change, checked as `aws_lambda_events` reads a stream record.
+fn change(raw: &RawRecord) -> Result<Payload, String> {
+    let stream = raw
+        .dynamodb
+        .as_ref()
+        .ok_or("not a DynamoDB Streams record: no `dynamodb` object")?;
+    StreamRecord::deserialize(stream).map_err(|e| format!("not a DynamoDB Streams record: {e}"))?;
+    let name = RawRecord::str_at(&raw.event_name, "").unwrap_or("");
+    let (op, what) = match name {
+        "INSERT" | "MODIFY" => (WriteOp::Upsert, "NewImage"),
+        "REMOVE" => (WriteOp::Delete, "Keys"),
+        other => {
+            return Err(format!(
+                "eventName {} is not INSERT, MODIFY or REMOVE",
+                gateway_core::names::shown(other)
+            ));
+        }
+    };
+    let image = stream.get(what).filter(|v| !v.is_null()).ok_or_else(|| {
+        format!(
+            "the record carries no `{what}` (set the stream's view type to NEW_IMAGE or NEW_AND_OLD_IMAGES)"
+        )
+    })?;
+    let row = crate::dynamo::item_to_row(image)?;
+    Ok(Payload::Change { op, row })
+}
+
+fn kafka(records: Option<&Value>) -> Result<Batch, String> {
+    let partitions = records
         .and_then(Value::as_object)
         .ok_or("the Kafka event has no `records` object")?;
     let mut records = Vec::new();
@@ -288,6 +351,20 @@ mod tests {
             Some("arn:aws:sqs:r:1:q.fifo")
         );
         assert_eq!(batch.records[1].group, None);
+        assert_eq!(batch.records[1].payload, Ok(Payload::Body(b"{}".to_vec())));
+        // A malformed field is poison for its record alone.
+        let event = json!({"Records":[
+            {"messageId":"m1","body":5,"eventSource":"aws:sqs","attributes":7},
+            {"messageId":"m2","body":"{}","eventSource":"aws:sqs"},
+        ]});
+        let batch = parse(&event).unwrap();
+        assert!(
+            batch.records[0]
+                .payload
+                .clone()
+                .unwrap_err()
+                .contains("`body` is not a string")
+        );
         assert_eq!(batch.records[1].payload, Ok(Payload::Body(b"{}".to_vec())));
     }
 

@@ -76,11 +76,11 @@ impl Ingest {
     /// invocation fails and is retried) only for an event that is not one this function reads.
     pub async fn handle(
         &self,
-        event: &Value,
+        event: event::Event,
         lambda_deadline_ms: Option<u64>,
         invocation_id: &str,
     ) -> Result<Value, String> {
-        let batch = event::parse(event)?;
+        let batch = event::read(event)?;
         let call = Call::service(invocation_id, self.deadlines.deadline(lambda_deadline_ms));
         let ops = self.route_ops(&batch.records, &call).await;
         let routed: Vec<Result<Routed, Outcome>> = batch

@@ -3,8 +3,7 @@
 //!
 //! - direct: RECORDS upserts through the cached `UpsertWriter`, every ack awaited;
 //! - ingest: one SQS event of RECORDS messages, each an envelope
-//!   `{"table":"…","upsert":{"id","name","score"}}`, from its JSON text (as the runtime hands it
-//!   over) through `gateway_ingest::Ingest::handle` — event parsing, routing, one write batch,
+//!   `{"table":"…","upsert":{"id","name","score"}}`, read from its JSON text (as the runtime does) through `gateway_ingest::Ingest::handle` — event parsing, routing, one write batch,
 //!   the partial batch response — which must report no failure.
 //!
 //! ```text
@@ -18,6 +17,7 @@ use std::time::Duration;
 
 use fluss::metadata::TablePath;
 use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig};
+use gateway_ingest::event::Event;
 use gateway_ingest::{Ingest, IngestSettings};
 use integration_tests::bench::{arg, ms, pct, time_each};
 use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
@@ -60,8 +60,8 @@ async fn run() -> Result<(), String> {
     let via = time_each(warm, batches, |i| {
         let (ingest, event) = (&ingest, &events[i]);
         async move {
-            let event: Value = serde_json::from_str(event).map_err(|e| e.to_string())?;
-            let answer = ingest.handle(&event, None, "bench").await?;
+            let event: Event = serde_json::from_str(event).map_err(|e| e.to_string())?;
+            let answer = ingest.handle(event, None, "bench").await?;
             match answer["batchItemFailures"].as_array() {
                 Some(f) if f.is_empty() => Ok(()),
                 _ => Err(format!("records reported: {answer}")),
@@ -75,8 +75,8 @@ async fn run() -> Result<(), String> {
     let cpu = time_each(warm, batches, |i| {
         let event = &events[i];
         async move {
-            let event: Value = serde_json::from_str(event).map_err(|e| e.to_string())?;
-            let batch = gateway_ingest::event::parse(&event)?;
+            let event: Event = serde_json::from_str(event).map_err(|e| e.to_string())?;
+            let batch = gateway_ingest::event::read(event)?;
             for (n, r) in batch.records.iter().enumerate() {
                 if let Ok(gateway_ingest::event::Payload::Body(body)) = &r.payload {
                     gateway_ingest::envelope::route(body, n, "default")?;
