@@ -280,7 +280,8 @@ mod tests {
                         "reason",
                         "outcome",
                         "result",
-                        "function"
+                        "function",
+                        "source"
                     ]
                     .contains(l),
                     "{}: label {l}",
