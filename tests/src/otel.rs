@@ -38,6 +38,17 @@ impl Collector {
     /// Builds the collector if needed (idempotent; the Makefile builds it before the tests) and
     /// starts it; ready once its receiver accepts connections.
     pub fn start() -> Collector {
+        Collector::start_with(None)
+    }
+
+    /// [`Collector::start`] with a receiver that accepts only exports carrying
+    /// `authorization: Bearer <token>` (the bearer-token authenticator): what arrives proves
+    /// the exporter sent the headers it was configured with.
+    pub fn start_requiring(token: &str) -> Collector {
+        Collector::start_with(Some(token))
+    }
+
+    fn start_with(token: Option<&str>) -> Collector {
         let script = crate::repo_root().join("infra/local/otelcol/build.sh");
         let out = Command::new("bash")
             .arg(&script)
@@ -57,12 +68,22 @@ impl Collector {
         let file = dir.join("metrics.jsonl");
         let _ = std::fs::remove_file(&file);
         let config = dir.join("config.yaml");
+        let (extension, auth, service_extensions) = match token {
+            Some(token) => (
+                format!(
+                    "extensions:\n  bearertokenauth:\n    scheme: Bearer\n    token: \"{token}\"\n"
+                ),
+                "        auth:\n          authenticator: bearertokenauth\n",
+                "  extensions: [bearertokenauth]\n",
+            ),
+            None => (String::new(), "", ""),
+        };
         std::fs::write(
             &config,
             format!(
-                "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:{port}\n\
+                "{extension}receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:{port}\n{auth}\
                  exporters:\n  file:\n    path: {}\n    flush_interval: 100ms\n\
-                 service:\n  telemetry:\n    metrics:\n      level: none\n  pipelines:\n    metrics:\n      receivers: [otlp]\n      exporters: [file]\n",
+                 service:\n{service_extensions}  telemetry:\n    metrics:\n      level: none\n  pipelines:\n    metrics:\n      receivers: [otlp]\n      exporters: [file]\n",
                 file.display()
             ),
         )

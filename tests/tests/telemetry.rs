@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use fluss::metadata::TablePath;
+use gateway_auth::SecretsManager;
 use integration_tests::otel::{Collector, StallingReceiver};
 use integration_tests::{Stack, unique_name};
 use serde_json::{Value, json};
@@ -32,23 +33,32 @@ fn env_file(name: &str, extra: &[(&str, &str)]) -> std::path::PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_and_json_logs_of_a_user_journey_reach_a_real_collector() {
     let stack = Stack::load();
-    let collector = tokio::task::spawn_blocking(Collector::start)
+    // The collector takes only exports that carry the bearer token; the functions read the
+    // header from a Secrets Manager secret (as deployed: GATEWAY_OTLP_HEADERS_SECRET_ID), so
+    // every point below also proves that header arrived.
+    let header_secret = unique_name("otlp-header-secret");
+    let token = header_secret.clone();
+    let collector = tokio::task::spawn_blocking(move || Collector::start_requiring(&token))
         .await
         .expect("collector");
+    let headers_secret = unique_name("fluss-gateway/otlp-headers");
+    SecretsManager::from_map(&stack.aws_env())
+        .write(
+            &headers_secret,
+            &format!("authorization=Bearer%20{header_secret}"),
+            true,
+        )
+        .await
+        .expect("headers secret");
     let conn = stack.connect_plaintext().await;
     let path = TablePath::new(unique_name("tel_db"), unique_name("tel_pk"));
     create_pk_table(&conn, &path).await;
 
-    let header_secret = "otlp-header-secret-7f3a91";
     let env = env_file(
         &unique_name("telemetry"),
         &[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint.as_str()),
-            (
-                "OTEL_EXPORTER_OTLP_HEADERS",
-                // Quoted: the env file parser refuses a bare `=` in a value.
-                &format!("\"authorization=Bearer%20{header_secret}\""),
-            ),
+            ("GATEWAY_OTLP_HEADERS_SECRET_ID", headers_secret.as_str()),
             ("GATEWAY_LOG_FORMAT", "json"),
         ],
     );
@@ -291,7 +301,7 @@ async fn metrics_and_json_logs_of_a_user_journey_reach_a_real_collector() {
         "a caller's cluster name reached the log"
     );
     assert!(
-        !log.contains(header_secret),
+        !log.contains(header_secret.as_str()),
         "the OTLP header reached the log"
     );
     let env_text = std::fs::read_to_string(Stack::env_path()).expect("stack env");
@@ -373,4 +383,49 @@ async fn a_stalled_or_down_receiver_costs_requests_nothing() {
         warnings, 1,
         "one warning per outage, got {warnings}:\n{log}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_otlp_headers_secret_that_cannot_be_read_stops_start_up_naming_it() {
+    let stack = Stack::load();
+    let missing = unique_name("fluss-gateway/no-such-headers");
+    let mut env = stack.aws_env();
+    env.insert(
+        gateway_http::OTLP_HEADERS_SECRET_ENV.to_owned(),
+        missing.clone(),
+    );
+    let err = gateway_http::otlp_headers_from_secret(&mut env)
+        .await
+        .expect_err("a missing secret is a configuration error");
+    assert_eq!(
+        err,
+        format!(
+            "`GATEWAY_OTLP_HEADERS_SECRET_ID`: secret `{missing}` does not exist (or this role may not read it)"
+        )
+    );
+    assert!(!env.contains_key("OTEL_EXPORTER_OTLP_HEADERS"));
+
+    // Both forms at once is ambiguous: refused, the value not echoed.
+    env.insert(
+        "OTEL_EXPORTER_OTLP_HEADERS".to_owned(),
+        "authorization=Bearer%20plain-7c1d".to_owned(),
+    );
+    let err = gateway_http::otlp_headers_from_secret(&mut env)
+        .await
+        .expect_err("both set");
+    assert!(
+        err.contains("both set") && !err.contains("plain-7c1d"),
+        "{err}"
+    );
+
+    // A readable one fills the exporter's variable.
+    env.remove("OTEL_EXPORTER_OTLP_HEADERS");
+    SecretsManager::from_map(&stack.aws_env())
+        .write(&missing, " x-team=ingest \n", true)
+        .await
+        .expect("secret");
+    gateway_http::otlp_headers_from_secret(&mut env)
+        .await
+        .expect("readable");
+    assert_eq!(env["OTEL_EXPORTER_OTLP_HEADERS"], "x-team=ingest");
 }

@@ -1,6 +1,7 @@
 // Program otelcol-fluss is a minimal OpenTelemetry Collector distribution for
-// the gateway's integration tests: an OTLP receiver (gRPC/HTTP) and the
-// contrib file exporter, nothing else. It mirrors what the collector builder
+// the gateway's integration tests: an OTLP receiver (gRPC/HTTP), the contrib
+// file exporter and the bearer-token authenticator (so that a test can prove
+// the gateway sends the headers it was configured with), nothing else. It mirrors what the collector builder
 // (go.opentelemetry.io/collector/cmd/builder v0.161.0) generates.
 package main
 
@@ -8,6 +9,7 @@ import (
 	"os"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -29,8 +31,14 @@ func components() (otelcol.Factories, error) {
 		Telemetry: otelconftelemetry.NewFactory(),
 	}
 
-	if factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](); err != nil {
+	factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
+		bearertokenauthextension.NewFactory(),
+	)
+	if err != nil {
 		return otelcol.Factories{}, err
+	}
+	factories.ExtensionModules = map[component.Type]string{
+		bearertokenauthextension.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
 	}
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
@@ -65,7 +73,7 @@ func components() (otelcol.Factories, error) {
 func main() {
 	info := component.BuildInfo{
 		Command:     "otelcol-fluss",
-		Description: "Minimal OpenTelemetry Collector (OTLP receiver, file exporter) for fluss-lambda-gateway tests",
+		Description: "Minimal OpenTelemetry Collector (OTLP receiver, file exporter, bearer-token auth) for fluss-lambda-gateway tests",
 		Version:     "0.161.0",
 	}
 

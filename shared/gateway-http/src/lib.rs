@@ -58,8 +58,9 @@ pub use lookup::limits::{
 pub use lookup::{LookupLimits, LookupState, lookup_routes};
 pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router, build_secured_router};
 pub use process::{
-    App, EventLoop, Hook, LISTEN_ENV, SHUTDOWN_BUDGET, ServeError, config_problems, init_tracing,
-    new_pool, run, run_families, run_function, serve, serve_app, serve_on,
+    App, EventLoop, Hook, LISTEN_ENV, OTLP_HEADERS_SECRET_ENV, SHUTDOWN_BUDGET, ServeError,
+    config_problems, init_tracing, new_pool, otlp_headers_from_secret, run, run_families,
+    run_function, serve, serve_app, serve_on,
 };
 pub use records::limits::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_ROWS, MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY,

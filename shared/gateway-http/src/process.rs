@@ -18,6 +18,14 @@ pub const LISTEN_ENV: &str = "GATEWAY_LISTEN";
 const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// Set by the Lambda service and by `cargo lambda watch` for the functions it runs.
 const LAMBDA_RUNTIME_API_ENV: &str = "AWS_LAMBDA_RUNTIME_API";
+/// Secrets Manager name or ARN of the OTLP exporter's headers (`name=value,…`, the syntax of
+/// `OTEL_EXPORTER_OTLP_HEADERS`): a vendor's API key stays out of the function's configuration,
+/// which anyone with `lambda:GetFunctionConfiguration` can read.
+pub const OTLP_HEADERS_SECRET_ENV: &str = "GATEWAY_OTLP_HEADERS_SECRET_ID";
+const OTLP_HEADERS_ENV: [&str; 2] = [
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+];
 
 /// Why serving stopped.
 #[derive(Debug)]
@@ -359,7 +367,11 @@ where
     F: FnOnce(std::collections::BTreeMap<String, String>) -> Fut,
     Fut: Future<Output = Result<App, String>>,
 {
-    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let mut env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    if let Err(problem) = otlp_headers_from_secret(&mut env).await {
+        eprintln!("{name}: invalid configuration: {problem}");
+        return std::process::ExitCode::from(2);
+    }
     let telemetry = Arc::new(gateway_telemetry::init(&env, name));
     if telemetry.is_exporting() {
         fluss_pool::metrics::describe();
@@ -378,6 +390,43 @@ where
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Reads the secret [`OTLP_HEADERS_SECRET_ENV`] names (when set) into
+/// `OTEL_EXPORTER_OTLP_HEADERS` of `env`, before telemetry starts. A secret that cannot be read
+/// stops start-up: the exporter would otherwise send without its credentials. Errors name the
+/// variable and the secret id, never the value.
+pub async fn otlp_headers_from_secret(
+    env: &mut std::collections::BTreeMap<String, String>,
+) -> Result<(), String> {
+    let Some(id) = env
+        .get(OTLP_HEADERS_SECRET_ENV)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+    else {
+        return Ok(());
+    };
+    if let Some(set) = OTLP_HEADERS_ENV.iter().find(|k| env.contains_key(**k)) {
+        return Err(format!(
+            "`{OTLP_HEADERS_SECRET_ENV}` and `{set}` are both set; set one of them"
+        ));
+    }
+    use gateway_auth::{SecretSource, SecretsManager, SourceError};
+    let headers = match SecretsManager::from_map(env).fetch(&id).await {
+        Ok(text) => text.trim().to_owned(),
+        Err(SourceError::NotFound) => {
+            return Err(format!(
+                "`{OTLP_HEADERS_SECRET_ENV}`: secret `{id}` does not exist (or this role may not read it)"
+            ));
+        }
+        Err(SourceError::Unavailable(why)) => {
+            return Err(format!(
+                "`{OTLP_HEADERS_SECRET_ENV}`: secret `{id}` cannot be read: {why}"
+            ));
+        }
+    };
+    env.insert(OTLP_HEADERS_ENV[0].to_owned(), headers);
+    Ok(())
 }
 
 /// [`run_function`] of a function serving `families` (`fluss-write` serves
