@@ -20,16 +20,35 @@ PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2
 PY_STAMP := $(VENV)/.installed-$(shell echo '$(PY_TOOLS)' | md5sum | cut -c1-12)
 export PATH := $(VENV)/bin:$(PATH)
 
+# Infrastructure tools (make lint-infra, package, deploy-local), each pinned in a venv of its own:
+# the SAM CLI, checkov and cfn-lint pin conflicting versions of their shared dependencies.
+SAM_VENV := $(CACHE)/sam-venv
+LINT_VENV := $(CACHE)/lint-venv
+CHECKOV_VENV := $(CACHE)/checkov-venv
+SAM_TOOLS := aws-sam-cli==1.170.0 aws-sam-translator==1.115.0 pytest==9.2.0
+LINT_TOOLS := cfn-lint==1.58.0 cfn-lint-serverless==0.3.6
+CHECKOV_TOOLS := checkov==3.3.30
+stamp = $(1)/.installed-$(shell echo '$(2)' | md5sum | cut -c1-12)
+SAM_STAMP := $(call stamp,$(SAM_VENV),$(SAM_TOOLS))
+LINT_STAMP := $(call stamp,$(LINT_VENV),$(LINT_TOOLS))
+CHECKOV_STAMP := $(call stamp,$(CHECKOV_VENV),$(CHECKOV_TOOLS))
+export SAM_VENV LINT_VENV CHECKOV_VENV
+export SAM_CLI_TELEMETRY := 0
+
 STACK := python3 infra/local/stack.py
 GATEWAY_PORT ?= 9000
 
-.PHONY: help tools otelcol fetch build stack-up stack-down stop status run test test-only lint fmt
+.PHONY: help tools infra-tools otelcol fetch build stack-up stack-down stop status run test test-only lint fmt \
+	lint-infra package deploy-local
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
 	@echo "make test   - fmt check, clippy, and all tests against a fresh local stack"
 	@echo "make stop   - stop a stack left running"
 	@echo "make status - show the running stack and its addresses"
+	@echo "make lint-infra   - sam validate --lint, cfn-lint (serverless rules), checkov, template tests"
+	@echo "make package      - sam build: one release artifact per function, sizes printed"
+	@echo "make deploy-local - the SAM stack created in moto's CloudFormation (offline)"
 
 ## tools: project virtualenv with moto (AWS emulator) and cargo-lambda.
 tools: $(PY_STAMP)
@@ -39,6 +58,37 @@ $(PY_STAMP):
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet $(PY_TOOLS)
 	rm -f $(VENV)/.installed-* && touch $@
+
+## infra-tools: the SAM CLI (with the SAM translator and pytest), cfn-lint with the serverless
+## rules, and checkov, each in its own venv (idempotent).
+infra-tools: $(SAM_STAMP) $(LINT_STAMP) $(CHECKOV_STAMP)
+$(SAM_STAMP):
+	test -x $(SAM_VENV)/bin/python || python3 -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet $(SAM_TOOLS)
+	rm -f $(SAM_VENV)/.installed-* && touch $@
+$(LINT_STAMP):
+	test -x $(LINT_VENV)/bin/python || python3 -m venv $(LINT_VENV)
+	$(LINT_VENV)/bin/pip install --quiet $(LINT_TOOLS)
+	rm -f $(LINT_VENV)/.installed-* && touch $@
+$(CHECKOV_STAMP):
+	test -x $(CHECKOV_VENV)/bin/python || python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet $(CHECKOV_TOOLS)
+	rm -f $(CHECKOV_VENV)/.installed-* && touch $@
+
+## lint-infra: infra/sam/template.yaml through every linter, zero findings (part of make test).
+lint-infra: infra-tools
+	infra/sam/lint.sh
+
+## package: `sam build` of every function (cargo-lambda, release) into .aws-sam/build; prints each
+## zip's size. ARCH=arm64 builds for Graviton (cargo-lambda cross-compiles with zig).
+ARCH ?= x86_64
+package: tools infra-tools
+	infra/sam/package.sh $(ARCH)
+
+## deploy-local: the SAM stack in moto (its own moto server): functions from .aws-sam/build when
+## packaged, else the debug binaries.
+deploy-local: tools infra-tools build
+	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python infra/sam/deploy_local.py deploy
 
 ## otelcol: the OpenTelemetry Collector the telemetry tests export to, built from the Go module
 ## proxy into the cache (idempotent; the first build takes a minute or two).
@@ -75,9 +125,11 @@ lint:
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.
-test: tools otelcol fetch lint
+test: tools otelcol fetch lint lint-infra
 	cargo test --workspace --no-run
 	cargo build --workspace --bins
+	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+	  infra/sam/tests/test_deploy_local.py
 	infra/local/with-stack.sh cargo test --workspace
 
 ## test-only: tests against an already running stack (make stack-up), for quick iterations.
