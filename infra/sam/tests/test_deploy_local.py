@@ -208,3 +208,36 @@ def test_without_the_queue_nothing_of_it_is_created():
     finally:
         proc.terminate()
         proc.wait()
+
+
+def test_each_function_starts_with_the_environment_the_template_gives_it(stack):
+    """Each function binary, given the environment moto holds for it (the secrets in moto), gets
+    through its configuration and init: the gateway refuses an unknown or inconsistent
+    `FLUSS_GATEWAY__` variable with exit code 2 before serving. No runtime API listens on
+    AWS_LAMBDA_RUNTIME_API here, so a function that started stops at its first `next` call."""
+    import os
+    import socket
+    import subprocess
+    from pathlib import Path
+
+    endpoint, result = stack
+    target = Path(os.environ.get("CARGO_TARGET_DIR", dl.ROOT / "target")) / "debug"
+    binaries = dl.function_binaries(dl.load_template())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    for name, f in functions(endpoint, result).items():
+        env = dict(f["Environment"]["Variables"])
+        env.update(
+            PATH=os.environ["PATH"],
+            AWS_ENDPOINT_URL=endpoint, AWS_REGION="us-east-1",
+            AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
+            AWS_LAMBDA_RUNTIME_API=f"127.0.0.1:{closed}",
+            AWS_LAMBDA_FUNCTION_NAME=f["FunctionName"], AWS_LAMBDA_FUNCTION_MEMORY_SIZE=str(f["MemorySize"]),
+            AWS_LAMBDA_FUNCTION_VERSION="$LATEST", AWS_LAMBDA_LOG_FORMAT="JSON",
+        )
+        proc = subprocess.run([str(target / binaries[name])], env=env, capture_output=True, text=True, timeout=60)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 2 and "invalid configuration" not in out, f"{name}: {out[-2000:]}"
+        assert "serving failed" in out, f"{name} did not reach the runtime API: {out[-2000:]}"
+        print(name, proc.returncode, out.strip().splitlines()[-1][:300])
