@@ -8,6 +8,11 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 command -v cargo-lambda >/dev/null || { echo "cargo-lambda is not on PATH (make tools installs it)"; exit 1; }
+if [[ "$arch" == arm64 ]]; then
+  # cargo-lambda cross-compiles with zig (from PyPI, with cargo-lambda); Rust needs the target.
+  rustup target list --installed | grep -qx aarch64-unknown-linux-gnu \
+    || rustup target add aarch64-unknown-linux-gnu
+fi
 started=$(date +%s)
 "$SAM_VENV/bin/sam" build --template infra/sam/template.yaml --config-file "$here/samconfig.toml" \
   --beta-features --parameter-overrides "Architecture=$arch"

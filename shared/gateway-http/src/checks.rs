@@ -64,7 +64,9 @@ pub(crate) fn body_error(rejection: axum::extract::rejection::BytesRejection) ->
     if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         GatewayError::limit("the request body is too large")
     } else {
-        GatewayError::invalid("the request body could not be read")
+        GatewayError::invalid(
+            "the request body could not be read (or, with a `Content-Encoding`, not decoded)",
+        )
     }
 }
 
@@ -87,7 +89,66 @@ pub(crate) fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// Whether `value` (a `Content-Type`) names JSON.
+/// Whether `value` is a newline-delimited JSON media type (`application/x-ndjson`,
+/// `application/ndjson`, `application/jsonl`).
+pub fn is_ndjson_media_type(value: &str) -> bool {
+    let media = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        media.as_str(),
+        "application/x-ndjson" | "application/ndjson" | "application/jsonl"
+    )
+}
+
+/// The one coding of a request body, canonical (`gzip`, `deflate`, `zstd`; `x-gzip` and any
+/// letter case accepted), or `None` for a plain body (no header, or `identity`). 415
+/// `unsupported_media_type` for a coding the gateway does not decode or for more than one:
+/// such a body would otherwise be read as if it were plain JSON.
+pub fn supported_encoding(headers: &HeaderMap) -> Result<Option<&'static str>, GatewayError> {
+    let mut codings = Vec::new();
+    for value in headers.get_all(header::CONTENT_ENCODING) {
+        let Ok(text) = value.to_str() else {
+            return Err(unsupported_coding("with non-ASCII bytes"));
+        };
+        codings.extend(
+            text.split(',')
+                .map(|c| c.trim().to_ascii_lowercase())
+                .filter(|c| !c.is_empty() && c != "identity"),
+        );
+    }
+    match codings.as_slice() {
+        [] => Ok(None),
+        [one] => match one.as_str() {
+            "gzip" | "x-gzip" => Ok(Some("gzip")),
+            "deflate" => Ok(Some("deflate")),
+            "zstd" => Ok(Some("zstd")),
+            other => Err(unsupported_coding(&format!("`{}`", truncate(other)))),
+        },
+        _ => Err(unsupported_coding("with more than one coding")),
+    }
+}
+
+fn truncate(s: &str) -> &str {
+    match s.char_indices().nth(32) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+fn unsupported_coding(what: &str) -> GatewayError {
+    GatewayError::new(
+        ErrorCode::UnsupportedMediaType,
+        format!(
+            "`Content-Encoding` {what} is not supported; send the body as is, or with one of gzip, deflate, zstd"
+        ),
+    )
+}
+
+/// Whether `value` (a `Content-Type`) names JSON (`application/json` or `application/*+json`).
 pub fn is_json_media_type(value: &str) -> bool {
     let media = value
         .split(';')

@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, Uri};
 use gateway_core::GatewayError;
 use gateway_core::wire::{
     AlterClusterConfigsRequest, AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest,
-    CreateTableRequest, LookupRequest, PrefixLookupRequest, WriteRequest,
+    CreateTableRequest, LookupRequest, NdjsonBody, PrefixLookupRequest, WriteRequest,
 };
 use serde::de::DeserializeOwned;
 
@@ -106,6 +106,21 @@ impl Input {
     /// 406 unless the caller accepts a JSON answer.
     pub fn ensure_accepts_json(&self) -> Result<(), GatewayError> {
         ensure_accepts_json(&self.headers)
+    }
+
+    /// Whether the body is declared newline-delimited JSON (`application/x-ndjson`).
+    pub fn is_ndjson(&self) -> bool {
+        self.headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(crate::checks::is_ndjson_media_type)
+    }
+
+    /// The body as NDJSON write lines (the caller checked [`Input::is_ndjson`]): 413/400 when
+    /// unreadable, 400 naming the line that does not parse.
+    pub fn ndjson(self) -> Result<NdjsonBody, GatewayError> {
+        let body = self.body.map_err(body_error)?;
+        NdjsonBody::parse(&body)
     }
 
     /// The body as `T`: 415 unless declared JSON, 413/400 when unreadable, 400 naming the

@@ -51,8 +51,11 @@ pub struct RequestCtx {
 ///    and re-enveloping of any error response not rendered by [`error_response`] (the
 ///    framework's 404, 405, 413, 415 and extractor rejections); a panicking handler answers
 ///    500 `internal` in the envelope (the panic text stays out of the body);
-/// 2. body limit: `max_request_bytes` for extractors that read the body (413);
-/// 3. the routes, plus a fallback answering unknown paths with 404 `not_found`.
+/// 2. body codings: a `gzip`, `deflate` or `zstd` body (`Content-Encoding`) is decoded as it is
+///    read, any other coding is 415; a response is compressed when the caller accepts it
+///    (`Accept-Encoding`);
+/// 3. body limit: `max_request_bytes` of the decoded body for extractors that read it (413);
+/// 4. the routes, plus a fallback answering unknown paths with 404 `not_found`.
 ///
 /// `deadlines` gives every request its deadline, stamped once in the request context. Every
 /// caller is anonymous (`trust` mode); [`build_secured_router`] authenticates.
@@ -76,6 +79,15 @@ pub fn build_secured_router(
     routes
         .fallback(unknown_route)
         .layer(DefaultBodyLimit::max(max_request_bytes))
+        // Inside the body limit's reach: the extractors read the decoded body, so the limit
+        // counts decoded bytes and a small body that inflates past it stops at the limit (413)
+        // without being inflated in full.
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(tower_http::decompression::RequestDecompressionLayer::new())
+                .map_request(|req: axum::http::Request<_>| req.map(axum::body::Body::new)),
+        )
+        .layer(tower_http::compression::CompressionLayer::new())
         .layer(middleware::from_fn_with_state(guard, request_context))
 }
 
@@ -222,6 +234,9 @@ async fn serve_request(
             }
             response
         }
+        Ok(_) if let Err(error) = canonical_encoding(&mut parts.headers) => {
+            error_response(&error, &request_id)
+        }
         Ok(caller) => {
             ctx.call.principal = caller.principal;
             ctx.call.identity = caller.identity;
@@ -338,6 +353,26 @@ fn normalise(response: Response, method: &Method, request_id: &str) -> Response 
     response
 }
 
+/// Refuses a `Content-Encoding` the decompression layer would not decode (415 in our envelope,
+/// naming it) and writes the one it decodes in the form that layer matches (`gzip`, `deflate`,
+/// `zstd`).
+fn canonical_encoding(
+    headers: &mut axum::http::HeaderMap,
+) -> Result<(), gateway_core::GatewayError> {
+    match crate::checks::supported_encoding(headers)? {
+        Some(coding) => {
+            headers.insert(
+                axum::http::header::CONTENT_ENCODING,
+                HeaderValue::from_static(coding),
+            );
+        }
+        None => {
+            headers.remove(axum::http::header::CONTENT_ENCODING);
+        }
+    }
+    Ok(())
+}
+
 /// Milliseconds since `started`, for log lines.
 pub(crate) fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
@@ -386,6 +421,58 @@ mod tests {
         assert_ne!(a, b);
         let parsed = uuid::Uuid::parse_str(a.to_str().unwrap()).unwrap();
         assert_eq!(parsed.get_version_num(), 4);
+    }
+
+    #[tokio::test]
+    async fn compressed_bodies_are_decoded_within_the_limit_and_answers_compressed_on_request() {
+        use std::io::Write as _;
+        let gz = |data: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let post = |coding: &str, body: Vec<u8>| {
+            Request::post("/echo")
+                .header("content-encoding", coding)
+                .body(Body::from(body))
+                .unwrap()
+        };
+        // Decoded for the handler; `X-GZIP` is gzip.
+        let resp = app().oneshot(post("X-GZIP", gz(b"hello"))).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert_eq!(to_bytes(resp.into_body(), 64).await.unwrap(), "hello");
+        // 16 bytes is the limit: 17 decoded bytes are 413 although 17 zeros compress to fewer.
+        let resp = app().oneshot(post("gzip", gz(&[b'0'; 17]))).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(envelope(resp).await["error"]["code"], "limit_exceeded");
+        let resp = app().oneshot(post("br", b"x".to_vec())).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        let body = envelope(resp).await;
+        assert_eq!(
+            body["error"]["message"],
+            "`Content-Encoding` `br` is not supported; send the body as is, or with one of gzip, deflate, zstd"
+        );
+        let resp = app()
+            .oneshot(post("identity", b"plain".to_vec()))
+            .await
+            .unwrap();
+        assert_eq!(to_bytes(resp.into_body(), 64).await.unwrap(), "plain");
+
+        // A large enough answer is gzip when the caller accepts it.
+        let big = vec![b'a'; 4096];
+        let routes = Router::new().route("/big", get(move || async move { big.clone() }));
+        let resp = build_router(routes, 16, DeadlinePolicy::default())
+            .oneshot(
+                Request::get("/big")
+                    .header("accept-encoding", "gzip")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(resp.headers()["content-encoding"], "gzip");
+        let packed = to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+        assert!(packed.len() < 200, "{}", packed.len());
     }
 
     #[tokio::test]

@@ -65,14 +65,29 @@ pub async fn http_within(
     ctype: &str,
     body: &[u8],
 ) -> Answer {
+    http_headers(bound, addr, method, path, &[("content-type", ctype)], body).await
+}
+
+/// [`http_within`] with any request headers (`content-length` and `connection` are added).
+pub async fn http_headers(
+    bound: Duration,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
+    let mut head = format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    ));
     let mut stream = bounded("connect", tokio::net::TcpStream::connect(addr))
         .await
         .expect("connect to the gateway");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: {ctype}\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
     let (mut rd, mut wr) = stream.split();
     let send = async {
         // The server may answer (413) and stop reading early: a failed send is not an error.

@@ -43,7 +43,9 @@ pub use lookup::{
     LookupRequest, LookupResponse, LookupResult, PrefixLookupRequest, PrefixLookupResponse,
     PrefixLookupResult,
 };
-pub use records::{WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess};
+pub use records::{
+    NdjsonBody, WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess,
+};
 
 /// One row as a JSON object keyed by column name. Values are decoded against the table schema
 /// elsewhere, so they stay untyped here.

@@ -98,6 +98,113 @@ impl<'de> Deserialize<'de> for WriteRequest {
     }
 }
 
+/// A write body in newline-delimited JSON (`application/x-ndjson`), as log shippers send it:
+/// each line is a bare row or an entry in the JSON form (`{"id":…,"append":{…}}`). Entry ids
+/// default to the line number; blank lines are skipped (and still counted). A bare row's
+/// operation depends on the table, so it is decided by [`NdjsonBody::resolve`] once the table is
+/// known: append to a log table, upsert into a primary-key table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NdjsonBody {
+    entries: Vec<WriteEntry>,
+    /// Indexes of the entries that were bare rows.
+    bare: Vec<usize>,
+}
+
+impl NdjsonBody {
+    /// Parses and validates `body`; every problem names its line (1-based), never its content.
+    pub fn parse(body: &[u8]) -> Result<Self, GatewayError> {
+        let mut entries = Vec::new();
+        let mut bare = Vec::new();
+        let mut ids = HashSet::new();
+        for (index, line) in body.split(|b| *b == b'\n').enumerate() {
+            let number = index + 1;
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let value: Value = serde_json::from_slice(line).map_err(|e| {
+                GatewayError::invalid(format!("line {number}: not valid JSON: {e}"))
+            })?;
+            let Value::Object(object) = value else {
+                return Err(GatewayError::invalid(format!(
+                    "line {number}: expected a JSON object (a row, or an entry with `append`, `upsert` or `delete`), got {}",
+                    json_kind(&value)
+                )));
+            };
+            let entry = if is_entry(&object) {
+                let mut raw: RawWriteEntry = serde_json::from_value(Value::Object(object))
+                    .map_err(|e| GatewayError::invalid(format!("line {number}: {e}")))?;
+                raw.id.get_or_insert_with(|| number.to_string());
+                raw.validate(index)
+                    .map_err(|e| GatewayError::invalid(format!("line {number}: {}", e.message())))?
+            } else {
+                bare.push(entries.len());
+                WriteEntry {
+                    id: number.to_string(),
+                    op: WriteOp::Upsert,
+                    row: object,
+                }
+            };
+            if !ids.insert(entry.id.clone()) {
+                return Err(GatewayError::invalid(format!(
+                    "line {number}: duplicate entry id `{}`",
+                    entry.id
+                )));
+            }
+            entries.push(entry);
+        }
+        if entries.is_empty() {
+            return Err(GatewayError::invalid(
+                "an NDJSON write body must carry at least one line",
+            ));
+        }
+        Ok(NdjsonBody { entries, bare })
+    }
+
+    /// Entries in the body, bare rows included.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the body has no entry (never true for a parsed body).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether some line was a bare row, whose operation needs the table's kind.
+    pub fn has_bare_rows(&self) -> bool {
+        !self.bare.is_empty()
+    }
+
+    /// The write request, bare rows upserted into a primary-key table or appended to a log
+    /// table.
+    pub fn resolve(mut self, primary_key: bool) -> WriteRequest {
+        let op = if primary_key {
+            WriteOp::Upsert
+        } else {
+            WriteOp::Append
+        };
+        for i in self.bare {
+            self.entries[i].op = op;
+        }
+        WriteRequest {
+            partial_update_columns: None,
+            entries: self.entries,
+        }
+    }
+}
+
+/// Whether an NDJSON line is an entry rather than a bare row: an operation field, and no field
+/// an entry does not have.
+fn is_entry(object: &serde_json::Map<String, Value>) -> bool {
+    object
+        .keys()
+        .any(|k| matches!(k.as_str(), "append" | "upsert" | "delete"))
+        && object
+            .keys()
+            .all(|k| matches!(k.as_str(), "id" | "append" | "upsert" | "delete"))
+}
+
 /// The body as sent, before the envelope rules are applied.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -281,6 +388,53 @@ impl WriteResponse {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ndjson_lines_are_bare_rows_or_entries_with_ids_from_line_numbers() {
+        let body = b"{\"id\":7,\"v\":1}\r\n\n{\"id\":\"x\",\"delete\":{\"id\":8}}\n{\"upsert\":{\"id\":9}}\n";
+        let lines = NdjsonBody::parse(body).unwrap();
+        assert_eq!(lines.len(), 3);
+        assert!(lines.has_bare_rows());
+        let req = lines.clone().resolve(true);
+        let got: Vec<(&str, WriteOp)> = req.entries.iter().map(|e| (e.id.as_str(), e.op)).collect();
+        // A bare row whose column is called `id` keeps it as a column; its entry id is line 1.
+        assert_eq!(
+            got,
+            [
+                ("1", WriteOp::Upsert),
+                ("x", WriteOp::Delete),
+                ("4", WriteOp::Upsert)
+            ]
+        );
+        assert_eq!(req.entries[0].row["id"], 7);
+        assert_eq!(lines.resolve(false).entries[0].op, WriteOp::Append);
+    }
+
+    #[test]
+    fn ndjson_errors_name_the_line_never_its_content() {
+        let cases: [(&[u8], &str); 6] = [
+            (b"", "an NDJSON write body must carry at least one line"),
+            (b"{\"a\":1}\n[1,2]\n", "line 2: expected a JSON object"),
+            (b"{\"a\":1}\n{\"secret-value\n", "line 2: not valid JSON"),
+            (
+                b"{\"append\":{},\"upsert\":{}}",
+                "line 1: entry `1`: exactly one of",
+            ),
+            (
+                b"{\"id\":\"2\",\"append\":{}}\n{\"a\":1}\n",
+                "line 2: duplicate entry id `2`",
+            ),
+            (
+                b"{\"append\":[1]}",
+                "line 1: entry `1`: `append` must be a JSON object",
+            ),
+        ];
+        for (body, want) in cases {
+            let err = NdjsonBody::parse(body).unwrap_err();
+            assert!(err.message().starts_with(want), "{want}: {}", err.message());
+            assert!(!err.message().contains("secret-value"));
+        }
+    }
+
     use super::*;
     use crate::error::ErrorCode;
     use crate::wire::tests::{assert_unknown_field, parse, row, to_json};

@@ -19,7 +19,7 @@ use axum::routing::post;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
-use gateway_core::wire::{WriteRequest, WriteResponse};
+use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse};
 use tokio::sync::Semaphore;
 
 use crate::admission::enter_gate;
@@ -69,13 +69,37 @@ async fn write_records(
     input: Input,
 ) -> Result<Response, ApiError> {
     let started = Instant::now();
-    input.ensure_json_post()?;
+    input.ensure_no_query()?;
+    input.ensure_accepts_json()?;
     let path = params.path()?;
-    let req: WriteRequest = input.json()?;
-    ensure_row_limit(&req, state.limits.max_rows)?;
+    let body = if input.is_ndjson() {
+        let lines = input.ndjson()?;
+        ensure_row_limit(lines.len(), state.limits.max_rows)?;
+        Body::Lines(lines)
+    } else {
+        let req: WriteRequest = input.json()?;
+        ensure_row_limit(req.entries.len(), state.limits.max_rows)?;
+        Body::Json(req)
+    };
     let _permit = enter_gate(&state.gate, "write")?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster)?;
+    let req = match body {
+        Body::Json(req) => req,
+        // A bare NDJSON row appends to a log table and upserts into a primary-key table: the
+        // kind comes from the cached table handle the write below uses too.
+        Body::Lines(lines) => {
+            let primary_key = lines.has_bare_rows()
+                && fluss_ops::write::has_primary_key(
+                    &state.pool,
+                    &ctx.call,
+                    &params.cluster,
+                    &path,
+                )
+                .await?;
+            lines.resolve(primary_key)
+        }
+    };
     let outcomes =
         fluss_ops::write::write(&state.pool, &ctx.call, &params.cluster, &path, &req).await?;
     let response = WriteResponse::from_outcomes(outcomes);
@@ -93,12 +117,19 @@ async fn write_records(
     Ok((StatusCode::OK, Json(response)).into_response())
 }
 
+/// A write body in either of its media types.
+enum Body {
+    /// `application/json`: the Fluss Gateway's form.
+    Json(WriteRequest),
+    /// `application/x-ndjson`: one row or entry per line.
+    Lines(NdjsonBody),
+}
+
 /// 413 `limit_exceeded` for more than `max_rows` entries.
-fn ensure_row_limit(req: &WriteRequest, max_rows: usize) -> Result<(), GatewayError> {
-    if req.entries.len() > max_rows {
+fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayError> {
+    if entries > max_rows {
         return Err(GatewayError::limit(format!(
-            "the request has {} entries; at most {max_rows} are allowed",
-            req.entries.len()
+            "the request has {entries} entries; at most {max_rows} are allowed"
         )));
     }
     Ok(())
