@@ -39,6 +39,21 @@ alice_key="$(keys create --principal alice --scope 'ops=write+read,database=demo
 "$bin_dir/fluss-probe" grant alice database demo >/dev/null
 printf 'GATEWAY_API_KEY=%s\nALICE_API_KEY=%s\n' "$demo_key" "$alice_key" >> "$env_file"
 
+# The Idempotency-Key records (docs/idempotency.md) in moto's DynamoDB, created through its JSON
+# API (moto checks no signature; the credential scope names the region the functions use).
+idem_table="fluss-gateway-local-idempotency"
+dynamo() {
+  curl -s -o /dev/null -w '%{http_code}' -X POST "$AWS_ENDPOINT_URL" \
+    -H 'content-type: application/x-amz-json-1.0' -H "x-amz-target: DynamoDB_20120810.$1" \
+    -H "authorization: AWS4-HMAC-SHA256 Credential=$AWS_ACCESS_KEY_ID/20260101/$AWS_REGION/dynamodb/aws4_request, SignedHeaders=host, Signature=0" \
+    -d "$2"
+}
+dynamo CreateTable "{\"TableName\":\"$idem_table\",\"BillingMode\":\"PAY_PER_REQUEST\",
+  \"AttributeDefinitions\":[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],
+  \"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}]}" >/dev/null
+status="$(dynamo DescribeTable "{\"TableName\":\"$idem_table\"}")"
+[[ "$status" == 200 ]] || { echo "run.sh: the idempotency table is missing in moto (HTTP $status)" >&2; exit 1; }
+
 # The functions' environment: the stack's, with the cluster on its SASL listener and auth on.
 run_env="$(dirname "$env_file")/run.env"
 ( umask 077
@@ -50,6 +65,7 @@ FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__SERVICE__SECRET_ENV=FLUSS_SASL_ADMI
 FLUSS_GATEWAY__CLUSTER__DEFAULT__CONNECTION__IDENTITY_MODE=user
 FLUSS_GATEWAY__SECURITY__AUTHENTICATION=api-key
 FLUSS_GATEWAY__SECURITY__SECRET_ID=$keys_secret
+FLUSS_GATEWAY__REST__IDEMPOTENCY__TABLE=$idem_table
 ENV
   # Telemetry from the caller's environment, passed on to the functions: metrics go to an OTLP
   # receiver when OTEL_EXPORTER_OTLP_ENDPOINT is set (see docs/operations.md), logs are JSON

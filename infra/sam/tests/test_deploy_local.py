@@ -61,8 +61,13 @@ def test_functions_as_the_template_says(stack):
     roles = {n: f["Role"].rsplit("/", 1)[1] for n, f in fns.items()}
     assert roles["AuthorizerFunction"] == result["refs"]["AuthorizerRole"]
     assert roles["IngestFunction"] == result["refs"]["IngestRole"]
-    for n in ("DdlFunction", "WriteFunction", "LookupFunction", "ConfigFunction"):
+    for n in ("DdlFunction", "LookupFunction", "ConfigFunction"):
         assert roles[n] == result["refs"]["RouteFunctionRole"], n
+    assert roles["WriteFunction"] == result["refs"]["WriteFunctionRole"]
+    write_env = fns["WriteFunction"]["Environment"]["Variables"]
+    assert write_env["FLUSS_GATEWAY__REST__IDEMPOTENCY__TABLE"] == result["refs"]["IdempotencyTable"]
+    assert write_env["FLUSS_GATEWAY__REST__IDEMPOTENCY__TTL"] == "24h"
+    assert "FLUSS_GATEWAY__REST__IDEMPOTENCY__TABLE" not in fns["DdlFunction"]["Environment"]["Variables"]
 
 
 def role_statements(endpoint, role):
@@ -92,7 +97,14 @@ def test_roles_grant_only_their_secrets_and_sources(stack):
     assert set(route) == {"Logs", "Secrets"}
     assert route["Secrets"]["Action"] in ("secretsmanager:GetSecretValue", ["secretsmanager:GetSecretValue"])
     assert sorted(as_list(route["Secrets"]["Resource"])) == sorted([keys, identities, service])
-    assert len(as_list(route["Logs"]["Resource"])) == 4
+    assert len(as_list(route["Logs"]["Resource"])) == 3
+
+    write = role_statements(endpoint, refs["WriteFunctionRole"])
+    assert set(write) == {"Logs", "Secrets", "Idempotency"}, "only the write function keeps keys"
+    assert sorted(as_list(write["Idempotency"]["Action"])) == ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"]
+    table = f"arn:aws:dynamodb:us-east-1:123456789012:table/{refs['IdempotencyTable']}"
+    assert as_list(write["Idempotency"]["Resource"]) == [table]
+    assert sorted(as_list(write["Secrets"]["Resource"])) == sorted([keys, identities, service])
 
     authorizer = role_statements(endpoint, refs["AuthorizerRole"])
     assert as_list(authorizer["Secrets"]["Resource"]) == [keys], "the authorizer reads the key document only"
@@ -101,9 +113,21 @@ def test_roles_grant_only_their_secrets_and_sources(stack):
     assert set(ingest) == {"Logs", "Secrets", "Queue"}, "no stream source configured: no stream grant"
     queue = refs["IngestQueue"].rsplit("/", 1)[1]
     assert as_list(ingest["Queue"]["Resource"]) == [f"arn:aws:sqs:us-east-1:123456789012:{queue}"]
-    for role in (route, authorizer, ingest):
+    for role in (route, write, authorizer, ingest):
         for st in role.values():
             assert "*" not in as_list(st["Resource"])
+
+
+def test_the_idempotency_table_has_its_key_and_ttl(stack, template):
+    endpoint, result = stack
+    ddb = dl.client("dynamodb", endpoint)
+    table = ddb.describe_table(TableName=result["refs"]["IdempotencyTable"])["Table"]
+    assert table["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}]
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    # moto's CloudFormation does not apply TimeToLiveSpecification: checked in the template.
+    props = template["Resources"]["IdempotencyTable"]["Properties"]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
 
 
 def test_queue_dead_letter_queue_and_mapping(stack):

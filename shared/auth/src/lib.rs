@@ -33,7 +33,7 @@ use gateway_core::{ErrorCode, GatewayError};
 pub use config::{AuthSettings, KEYS, Mode};
 pub use document::{Document, IdentityRef, KeyRecord, UserRecord};
 pub use scope::{Object, Scope};
-pub use source::{SecretSource, SecretsManager, SourceError};
+pub use source::{AwsOverrides, SecretSource, SecretsManager, SourceError};
 pub use store::{Grant, KeyStore, StoreSettings, hash_password};
 
 /// The credentials a request presented, from its `x-api-key` and `Authorization` headers.

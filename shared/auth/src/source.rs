@@ -32,17 +32,66 @@ pub trait SecretSource: Send + Sync {
 #[derive(Debug, Default)]
 pub struct SecretsManager {
     client: OnceCell<Client>,
-    overrides: Overrides,
+    overrides: AwsOverrides,
 }
 
 /// The standard AWS variables found in a function's configuration map, applied over the SDK's
 /// own environment reading: a gateway built from a map (a test, a tool) talks to the endpoint
 /// that map names without the process environment being changed.
 #[derive(Debug, Default, Clone)]
-struct Overrides {
+pub struct AwsOverrides {
     endpoint: Option<String>,
     region: Option<String>,
     access_key: Option<(String, String, Option<String>)>,
+}
+
+impl AwsOverrides {
+    /// The endpoint (the first of `endpoint_vars` set, else `AWS_ENDPOINT_URL`), region
+    /// (`AWS_REGION`, else `AWS_DEFAULT_REGION`) and static credentials (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) that `env` sets.
+    pub fn from_map(
+        env: &std::collections::BTreeMap<String, String>,
+        endpoint_vars: &[&str],
+    ) -> Self {
+        let get = |k: &str| env.get(k).filter(|v| !v.is_empty()).cloned();
+        AwsOverrides {
+            endpoint: endpoint_vars
+                .iter()
+                .find_map(|k| get(k))
+                .or_else(|| get("AWS_ENDPOINT_URL")),
+            region: get("AWS_REGION").or_else(|| get("AWS_DEFAULT_REGION")),
+            access_key: get("AWS_ACCESS_KEY_ID")
+                .zip(get("AWS_SECRET_ACCESS_KEY"))
+                .map(|(id, secret)| (id, secret, get("AWS_SESSION_TOKEN"))),
+        }
+    }
+
+    /// The SDK configuration: the standard AWS environment with these overrides, over an HTTPS
+    /// client using ring (the crypto fluss-rs already links; the SDK's default would add
+    /// aws-lc). Every AWS client of the gateway is built from it.
+    pub async fn sdk_config(&self) -> aws_config::SdkConfig {
+        let http = aws_smithy_http_client::Builder::new()
+            .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
+            .build_https();
+        let mut loader =
+            aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(http);
+        if let Some(endpoint) = &self.endpoint {
+            loader = loader.endpoint_url(endpoint);
+        }
+        if let Some(region) = &self.region {
+            loader = loader.region(aws_config::Region::new(region.clone()));
+        }
+        if let Some((id, secret, token)) = &self.access_key {
+            loader = loader.credentials_provider(aws_sdk_secretsmanager::config::Credentials::new(
+                id,
+                secret,
+                token.clone(),
+                None,
+                "gateway-configuration",
+            ));
+        }
+        loader.load().await
+    }
 }
 
 impl SecretsManager {
@@ -56,51 +105,18 @@ impl SecretsManager {
     /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) from `env` where
     /// set, and everything else from the SDK's usual sources.
     pub fn from_map(env: &std::collections::BTreeMap<String, String>) -> Self {
-        let get = |k: &str| env.get(k).filter(|v| !v.is_empty()).cloned();
         SecretsManager {
             client: OnceCell::new(),
-            overrides: Overrides {
-                endpoint: get("AWS_ENDPOINT_URL_SECRETS_MANAGER")
-                    .or_else(|| get("AWS_ENDPOINT_URL")),
-                region: get("AWS_REGION").or_else(|| get("AWS_DEFAULT_REGION")),
-                access_key: get("AWS_ACCESS_KEY_ID")
-                    .zip(get("AWS_SECRET_ACCESS_KEY"))
-                    .map(|(id, secret)| (id, secret, get("AWS_SESSION_TOKEN"))),
-            },
+            overrides: AwsOverrides::from_map(env, &["AWS_ENDPOINT_URL_SECRETS_MANAGER"]),
         }
     }
 
     /// The SDK client (built once).
     pub async fn client(&self) -> &Client {
         self.client
-            .get_or_init(|| async { build_client(&self.overrides).await })
+            .get_or_init(|| async { Client::new(&self.overrides.sdk_config().await) })
             .await
     }
-}
-
-/// An SDK client from the standard AWS environment and `overrides`, over an HTTPS client using
-/// ring (the crypto fluss-rs already links; the SDK's default would add aws-lc).
-async fn build_client(overrides: &Overrides) -> Client {
-    let http = aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
-        .build_https();
-    let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(http);
-    if let Some(endpoint) = &overrides.endpoint {
-        loader = loader.endpoint_url(endpoint);
-    }
-    if let Some(region) = &overrides.region {
-        loader = loader.region(aws_config::Region::new(region.clone()));
-    }
-    if let Some((id, secret, token)) = &overrides.access_key {
-        loader = loader.credentials_provider(aws_sdk_secretsmanager::config::Credentials::new(
-            id,
-            secret,
-            token.clone(),
-            None,
-            "gateway-configuration",
-        ));
-    }
-    Client::new(&loader.load().await)
 }
 
 impl SecretSource for SecretsManager {

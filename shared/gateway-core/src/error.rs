@@ -48,10 +48,14 @@ pub enum ErrorCode {
     FailedPrecondition,
     /// 409: the database still has tables.
     DatabaseNotEmpty,
+    /// 409: a request with this `Idempotency-Key` is still running; retry after a second.
+    IdempotencyKeyInUse,
     /// 413: a size or count limit was exceeded.
     LimitExceeded,
     /// 415: the body is not JSON.
     UnsupportedMediaType,
+    /// 422: this `Idempotency-Key` was used with a different request body.
+    IdempotencyKeyReused,
     /// 429: a gateway limit (concurrency gate, writer buffer) is full; retry after a second.
     ResourceExhausted,
     /// 429: Fluss refused a KV write under storage backpressure; retry after a second.
@@ -91,7 +95,7 @@ const fn spec(status: u16, code: &'static str, retry_after_secs: Option<u32>) ->
 
 impl ErrorCode {
     /// Every code, for tests and documentation checks that must not forget one.
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 28] = [
         ErrorCode::InvalidArgument,
         ErrorCode::Unauthenticated,
         ErrorCode::Unauthorized,
@@ -108,8 +112,10 @@ impl ErrorCode {
         ErrorCode::PartitionAlreadyExists,
         ErrorCode::FailedPrecondition,
         ErrorCode::DatabaseNotEmpty,
+        ErrorCode::IdempotencyKeyInUse,
         ErrorCode::LimitExceeded,
         ErrorCode::UnsupportedMediaType,
+        ErrorCode::IdempotencyKeyReused,
         ErrorCode::ResourceExhausted,
         ErrorCode::StorageBackpressure,
         ErrorCode::Cancelled,
@@ -140,8 +146,10 @@ impl ErrorCode {
             PartitionAlreadyExists => spec(409, "partition_already_exists", None),
             FailedPrecondition => spec(409, "failed_precondition", None),
             DatabaseNotEmpty => spec(409, "database_not_empty", None),
+            IdempotencyKeyInUse => spec(409, "idempotency_key_in_use", Some(1)),
             LimitExceeded => spec(413, "limit_exceeded", None),
             UnsupportedMediaType => spec(415, "unsupported_media_type", None),
+            IdempotencyKeyReused => spec(422, "idempotency_key_reused", None),
             ResourceExhausted => spec(429, "resource_exhausted", Some(1)),
             StorageBackpressure => spec(429, "storage_backpressure", Some(1)),
             Cancelled => spec(499, "cancelled", None),
@@ -575,8 +583,10 @@ mod tests {
                 (409, "partition_already_exists", None),
                 (409, "failed_precondition", None),
                 (409, "database_not_empty", None),
+                (409, "idempotency_key_in_use", Some(1)),
                 (413, "limit_exceeded", None),
                 (415, "unsupported_media_type", None),
+                (422, "idempotency_key_reused", None),
                 (429, "resource_exhausted", Some(1)),
                 (429, "storage_backpressure", Some(1)),
                 (499, "cancelled", None),

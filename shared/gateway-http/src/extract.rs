@@ -108,6 +108,19 @@ impl Input {
         ensure_accepts_json(&self.headers)
     }
 
+    /// The `Content-Type` as sent (empty when absent or not text).
+    pub fn content_type(&self) -> &str {
+        self.headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    /// The body bytes, decoded, when they could be read (a body over the limit is not).
+    pub fn body(&self) -> Option<&[u8]> {
+        self.body.as_ref().ok().map(|b| b.as_ref())
+    }
+
     /// Whether the body is declared newline-delimited JSON (`application/x-ndjson`).
     pub fn is_ndjson(&self) -> bool {
         self.headers

@@ -10,6 +10,8 @@ use gateway_core::settings::{self, Key};
 
 use gateway_auth::{AuthSettings, Authenticator};
 
+use crate::records::idempotency::{Idempotency, IdempotencySettings};
+
 use crate::{
     App, CatalogOptions, CatalogState, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES,
     LookupLimits, LookupState, WriteLimits, WriteState, build_secured_router, catalog_routes,
@@ -48,6 +50,7 @@ pub fn settings_registry() -> Vec<Key> {
         fluss_pool::deadline::KEYS,
         crate::catalog::options::KEYS,
         crate::records::limits::KEYS,
+        crate::records::idempotency::KEYS,
         crate::lookup::limits::KEYS,
         crate::cluster_configs::KEYS,
         gateway_auth::KEYS,
@@ -193,11 +196,21 @@ fn family_parts(
         LookupLimits::from_map(env),
         ConfigOptions::from_map(env),
         AuthSettings::from_map(env),
+        IdempotencySettings::from_map(env),
     );
-    let (Ok(()), Ok(pool), Ok(deadlines), Ok(ddl), Ok(write), Ok(lookup), Ok(config), Ok(auth)) =
-        settings
+    let (
+        Ok(()),
+        Ok(pool),
+        Ok(deadlines),
+        Ok(ddl),
+        Ok(write),
+        Ok(lookup),
+        Ok(config),
+        Ok(auth),
+        Ok(idempotency),
+    ) = settings
     else {
-        let (u, p, d, o, w, l, c, a) = settings;
+        let (u, p, d, o, w, l, c, a, i) = settings;
         return Err(config_problems([
             u.err(),
             p.err(),
@@ -207,8 +220,10 @@ fn family_parts(
             l.err(),
             c.err(),
             a.err(),
+            i.err(),
         ]));
     };
+    let idempotency = Idempotency::from_settings(&idempotency, env);
     let auth = Authenticator::from_settings(&auth, env);
     // Metric labels may name these clusters and no other.
     gateway_telemetry::families::set_clusters(pool.clusters().iter().map(|c| c.id.clone()));
@@ -217,7 +232,9 @@ fn family_parts(
     for family in families {
         routes = routes.merge(match family {
             Family::Catalog => catalog_routes(CatalogState::new(pool.clone(), ddl)),
-            Family::Write => write_routes(WriteState::new(pool.clone(), write)),
+            Family::Write => write_routes(
+                WriteState::new(pool.clone(), write).with_idempotency(idempotency.clone()),
+            ),
             Family::Lookup => lookup_routes(LookupState::new(pool.clone(), lookup)),
             Family::ClusterConfig => {
                 if !config.enabled {

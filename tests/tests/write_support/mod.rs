@@ -27,6 +27,8 @@ pub struct Answer {
     pub headers: Vec<(String, String)>,
     /// The JSON body (`Null` when empty, a string when not JSON).
     pub body: Value,
+    /// The body bytes as received (for byte-for-byte comparisons).
+    pub raw_body: Vec<u8>,
 }
 
 impl Answer {
@@ -123,7 +125,8 @@ pub fn parse(raw: &[u8]) -> Answer {
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
         .collect();
-    let body = &raw[split + 4..];
+    let raw_body = raw[split + 4..].to_vec();
+    let body = &raw_body[..];
     integration_tests::assert_no_internals(&format!("HTTP {status}"), body);
     let body = if body.is_empty() {
         Value::Null
@@ -134,6 +137,7 @@ pub fn parse(raw: &[u8]) -> Answer {
         status,
         headers,
         body,
+        raw_body,
     }
 }
 

@@ -3,17 +3,19 @@
 //!
 //! The handler runs the cheap checks first (query string, content type, `Accept`, body size,
 //! body shape, row count, concurrency gate), then hands the batch to the write operation
-//! ([`fluss_ops::write::write`]), which event ingestion calls too.
+//! ([`fluss_ops::write::write`]), which event ingestion calls too. A request with an
+//! `Idempotency-Key` claims its key before the write and keeps its response after it (see
+//! [`idempotency`]).
 
+pub mod idempotency;
 pub mod limits;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::Json;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use fluss_pool::Pool;
@@ -26,6 +28,7 @@ use crate::admission::enter_gate;
 use crate::extract::{ApiError, Input};
 use crate::middleware::{RequestCtx, elapsed_ms};
 use crate::table_route::TableParams;
+use idempotency::{Claim, Idempotency, Kept, ScopedKey};
 pub use limits::WriteLimits;
 
 /// Everything the write route shares across requests; built once per container.
@@ -35,6 +38,8 @@ pub struct WriteState {
     limits: WriteLimits,
     /// Writes in flight; a full gate answers 429 instead of queueing behind the deadline.
     gate: Arc<Semaphore>,
+    /// The `Idempotency-Key` store, when the deployment keeps one.
+    idempotency: Option<Idempotency>,
 }
 
 impl WriteState {
@@ -44,7 +49,15 @@ impl WriteState {
             pool,
             limits,
             gate: Arc::new(Semaphore::new(limits.max_concurrent)),
+            idempotency: None,
         }
+    }
+
+    /// The same state keeping `Idempotency-Key` records in `idempotency` (`None`: the header
+    /// is refused).
+    pub fn with_idempotency(mut self, idempotency: Option<Idempotency>) -> Self {
+        self.idempotency = idempotency;
+        self
     }
 
     /// The limits in force.
@@ -72,6 +85,26 @@ async fn write_records(
     input.ensure_no_query()?;
     input.ensure_accepts_json()?;
     let path = params.path()?;
+    let key = match idempotency::request_key(input.headers())? {
+        None => None,
+        Some(_) if state.idempotency.is_none() => {
+            return Err(GatewayError::invalid(
+                "this gateway keeps no Idempotency-Key records (gateway.rest.idempotency.table \
+                 is not set): send the request without the header",
+            )
+            .into());
+        }
+        Some(key) => input.body().map(|body| {
+            ScopedKey::new(
+                ctx.call.principal.id(),
+                &params.cluster,
+                &path.to_string(),
+                &key,
+                input.content_type(),
+                body,
+            )
+        }),
+    };
     let body = if input.is_ndjson() {
         let lines = input.ndjson()?;
         ensure_row_limit(lines.len(), state.limits.max_rows)?;
@@ -81,28 +114,25 @@ async fn write_records(
         ensure_row_limit(req.entries.len(), state.limits.max_rows)?;
         Body::Json(req)
     };
-    let _permit = enter_gate(&state.gate, "write")?;
+    let permit = enter_gate(&state.gate, "write")?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster)?;
-    let req = match body {
-        Body::Json(req) => req,
-        // A bare NDJSON row appends to a log table and upserts into a primary-key table: the
-        // kind comes from the cached table handle the write below uses too.
-        Body::Lines(lines) => {
-            let primary_key = lines.has_bare_rows()
-                && fluss_ops::write::has_primary_key(
-                    &state.pool,
-                    &ctx.call,
-                    &params.cluster,
-                    &path,
-                )
-                .await?;
-            lines.resolve(primary_key)
+    let run = {
+        let (pool, call, cluster, path) = (
+            state.pool.clone(),
+            ctx.call.clone(),
+            params.cluster.clone(),
+            path.clone(),
+        );
+        async move {
+            let _permit = permit;
+            write_body(&pool, &call, &cluster, &path, body).await
         }
     };
-    let outcomes =
-        fluss_ops::write::write(&state.pool, &ctx.call, &params.cluster, &path, &req).await?;
-    let response = WriteResponse::from_outcomes(outcomes);
+    let (response, replayed) = match (&state.idempotency, key) {
+        (Some(store), Some(key)) => idempotent(store, &ctx, key, run).await?,
+        _ => (render(&run.await?)?, None),
+    };
     // One line per request, never per row; no row values.
     tracing::info!(
         request_id = %ctx.request_id,
@@ -111,10 +141,138 @@ async fn write_records(
         rows = response.row_count,
         successes = response.success_count,
         failures = response.error_count,
+        replayed = replayed.is_some(),
         elapsed_ms = elapsed_ms(started),
         "write"
     );
-    Ok((StatusCode::OK, Json(response)).into_response())
+    Ok(json_response(response.body, replayed))
+}
+
+/// The outcome of a write as answered: the counts (for the log line) and the JSON body.
+struct Answer {
+    row_count: u64,
+    success_count: u64,
+    error_count: u64,
+    body: Vec<u8>,
+}
+
+fn render(response: &WriteResponse) -> Result<Answer, GatewayError> {
+    let body = serde_json::to_vec(response)
+        .map_err(|e| GatewayError::internal(format!("rendering the write response: {e}")))?;
+    Ok(answer(response, body))
+}
+
+fn answer(response: &WriteResponse, body: Vec<u8>) -> Answer {
+    Answer {
+        row_count: response.row_count,
+        success_count: response.success_count,
+        error_count: response.error_count,
+        body,
+    }
+}
+
+/// Runs `run` under `key`: a completed earlier request is replayed (its kept answer and
+/// whether the kept body is partial), a running one is 409, another body under the key 422.
+/// Claim, write and completion run in a task of their own: a caller that drops the connection
+/// cancels only its wait, never the sequence between the claim and the record's completion
+/// (a cancelled claim would hold the key until it expires, a cancelled completion would leave
+/// rows written under a key that a retry runs again).
+async fn idempotent(
+    store: &Idempotency,
+    ctx: &RequestCtx,
+    key: ScopedKey,
+    run: impl std::future::Future<Output = Result<WriteResponse, GatewayError>> + Send + 'static,
+) -> Result<(Answer, Option<bool>), GatewayError> {
+    let store = store.clone();
+    let request_id = ctx.request_id.clone();
+    let remaining = ctx.call.deadline.remaining();
+    let task = tokio::spawn(async move {
+        let owner = uuid::Uuid::new_v4().to_string();
+        match store.claim(&key, &owner, remaining).await? {
+            Claim::Run => {}
+            Claim::Replay(Kept { body, partial, .. }) => {
+                let kept: WriteResponse = serde_json::from_slice(&body).map_err(|e| {
+                    GatewayError::internal(format!("a kept write response does not parse: {e}"))
+                })?;
+                return Ok((answer(&kept, body), Some(partial)));
+            }
+            Claim::InUse => {
+                return Err(GatewayError::new(
+                    gateway_core::ErrorCode::IdempotencyKeyInUse,
+                    "a request with this Idempotency-Key is still running; retry after \
+                     Retry-After seconds to get its response",
+                ));
+            }
+            Claim::Reused => {
+                return Err(GatewayError::new(
+                    gateway_core::ErrorCode::IdempotencyKeyReused,
+                    "this Idempotency-Key was used with a different request body; use a new \
+                     key for a new request",
+                ));
+            }
+        }
+        match run.await {
+            Ok(response) => {
+                let (body, kept) = idempotency::keep(&response)?;
+                store.complete(&key, &owner, &kept, &request_id).await;
+                Ok((answer(&response, body), None))
+            }
+            Err(e) => {
+                store.release(&key, &owner, &request_id).await;
+                Err(e)
+            }
+        }
+    });
+    task.await
+        .map_err(|e| GatewayError::internal(format!("the write task failed: {e}")))?
+}
+
+/// 200 with the JSON `body`; a replay says so (and whether its body was shortened).
+fn json_response(body: Vec<u8>, replayed: Option<bool>) -> Response {
+    let mut response = (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response();
+    if let Some(partial) = replayed {
+        let headers = response.headers_mut();
+        headers.insert(
+            idempotency::REPLAYED_HEADER,
+            HeaderValue::from_static("true"),
+        );
+        if partial {
+            headers.insert(
+                idempotency::PARTIAL_HEADER,
+                HeaderValue::from_static("true"),
+            );
+        }
+    }
+    response
+}
+
+/// Writes `body` to `path`: a bare NDJSON row appends to a log table and upserts into a
+/// primary-key table, the kind coming from the cached table handle the write uses too.
+async fn write_body(
+    pool: &Pool,
+    call: &fluss_ops::Call,
+    cluster: &str,
+    path: &fluss::metadata::TablePath,
+    body: Body,
+) -> Result<WriteResponse, GatewayError> {
+    let req = match body {
+        Body::Json(req) => req,
+        Body::Lines(lines) => {
+            let primary_key = lines.has_bare_rows()
+                && fluss_ops::write::has_primary_key(pool, call, cluster, path).await?;
+            lines.resolve(primary_key)
+        }
+    };
+    let outcomes = fluss_ops::write::write(pool, call, cluster, path, &req).await?;
+    Ok(WriteResponse::from_outcomes(outcomes))
 }
 
 /// A write body in either of its media types.
@@ -188,6 +346,26 @@ mod tests {
                 post_json("/v1/clusters/nope/databases/db/tables/t/records", ONE_ROW),
                 StatusCode::NOT_FOUND,
                 "cluster_not_found",
+            ),
+            (
+                "Idempotency-Key without a store",
+                Request::post(URL)
+                    .header("content-type", "application/json")
+                    .header("idempotency-key", "k1")
+                    .body(Body::from(ONE_ROW))
+                    .unwrap(),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
+            ),
+            (
+                "malformed Idempotency-Key",
+                Request::post(URL)
+                    .header("content-type", "application/json")
+                    .header("idempotency-key", "two words")
+                    .body(Body::from(ONE_ROW))
+                    .unwrap(),
+                StatusCode::BAD_REQUEST,
+                "invalid_argument",
             ),
             (
                 "GET on the route",
