@@ -35,6 +35,9 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 /// Largest integer an `f64` holds exactly; integral JSON floats beyond it may have been rounded
 /// by the JSON parser, so they are refused rather than written wrong.
 const F64_EXACT_INT: f64 = 9_007_199_254_740_992.0;
+/// 2^63: no integer this large in magnitude (bar i64::MIN, which parses as an integer) fits a
+/// BIGINT.
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 /// Which row of a request a value belongs to, for error messages.
 #[derive(Debug, Clone, Copy)]
@@ -466,6 +469,12 @@ fn integer(v: &Value, ty: &str, min: i64, max: i64) -> VResult<i64> {
                     return Err(ValueError::new(format!(
                         "expects an integer for {ty}, got {n}"
                     )));
+                }
+                // A JSON integer outside i64 reaches here as a float (serde_json keeps no
+                // wider integers): from 2^63 on, every value is outside BIGINT, however it
+                // was written (`-9223372036854775809` included).
+                if f.abs() >= I64_BOUND {
+                    return Err(out_of_range());
                 }
                 if f.abs() >= F64_EXACT_INT {
                     return Err(ValueError::new(format!(

@@ -83,7 +83,15 @@ fn integers_reject_fractions_overflow_and_other_kinds() {
     assert!(err(&c, json!("1.5")).contains("expects an integer"));
     assert!(err(&c, json!("9223372036854775808")).contains("out of range for BIGINT"));
     assert!(err(&c, json!(18446744073709551615u64)).contains("out of range for BIGINT"));
-    assert!(err(&c, json!(1e300)).contains("too large to be exact"));
+    assert!(err(&c, json!(1e300)).contains("out of range for BIGINT"));
+    assert!(err(&c, json!(1e17)).contains("too large to be exact"));
+    let below: serde_json::Value = serde_json::from_str("-9223372036854775809").unwrap();
+    assert!(
+        err(&c, below).contains("out of range for BIGINT"),
+        "the negative side says what the positive side says"
+    );
+    let min: serde_json::Value = serde_json::from_str("-9223372036854775808").unwrap();
+    assert_eq!(datum(&c, min), Datum::Int64(i64::MIN));
     assert!(err(&c, json!("1e999999999")).contains("out of range"));
     assert!(err(&c, json!("1e999")).contains("out of range"));
     assert!(err(&c, json!("0e-999999999")).contains("out of range"));

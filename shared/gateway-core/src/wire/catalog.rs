@@ -298,7 +298,8 @@ pub struct PartitionsResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePartitionRequest {
-    /// A value for every partition column.
+    /// A value for every partition column (each column once).
+    #[serde(deserialize_with = "super::strict_partition")]
     pub partition: PartitionSpec,
 }
 

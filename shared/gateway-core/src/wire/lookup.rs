@@ -10,6 +10,7 @@ use super::Row;
 #[serde(deny_unknown_fields)]
 pub struct LookupRequest {
     /// One object per lookup, with a value for every primary-key column.
+    #[serde(deserialize_with = "super::strict_rows")]
     pub keys: Vec<Row>,
 }
 
@@ -58,6 +59,7 @@ pub struct PrefixLookupRequest {
     /// Leading key columns every prefix gives values for.
     pub prefix_columns: Vec<String>,
     /// One object per prefix, with a value for every prefix column.
+    #[serde(deserialize_with = "super::strict_rows")]
     pub prefixes: Vec<Row>,
     /// Cap on rows returned per prefix; the configured maximum when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,6 +93,30 @@ mod tests {
     use super::*;
     use crate::wire::tests::{assert_unknown_field, parse, row, to_json};
     use serde_json::json;
+
+    #[test]
+    fn a_key_column_named_twice_is_refused() {
+        let e = serde_json::from_str::<LookupRequest>(r#"{"keys":[{"id":1,"id":2}]}"#).unwrap_err();
+        assert!(e.to_string().contains("duplicate key `id`"), "{e}");
+        let e = serde_json::from_str::<PrefixLookupRequest>(
+            r#"{"prefix_columns":["a"],"prefixes":[{"a":1,"a":1}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("duplicate key `a`"), "{e}");
+        let e = serde_json::from_str::<LookupRequest>(r#"{"keys":[1]}"#).unwrap_err();
+        assert!(
+            e.to_string().contains("expected an object, got a number"),
+            "{e}"
+        );
+        let e = serde_json::from_str::<crate::wire::CreatePartitionRequest>(
+            r#"{"partition":{"dt":"a","dt":"b"}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("duplicate partition column `dt`"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn lookup_bodies_round_trip() {

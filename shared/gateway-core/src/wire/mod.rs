@@ -51,6 +51,132 @@ pub use records::{
 /// elsewhere, so they stay untyped here.
 pub type Row = serde_json::Map<String, Value>;
 
+/// A JSON value read like `serde_json::Value`, except that an object naming one key twice is
+/// an error (`serde_json` keeps the last one silently): a row with `{"id":1,"id":2}` would
+/// otherwise write a value the caller may not have meant. Used for every row, key, prefix and
+/// partition spec a request carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrictValue(pub Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        StrictValue::deserialize(d).map(|v| v.0)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match out.entry(key) {
+                serde_json::map::Entry::Occupied(e) => {
+                    return Err(serde::de::Error::custom(format!(
+                        "duplicate key {} in an object",
+                        crate::names::shown(e.key())
+                    )));
+                }
+                serde_json::map::Entry::Vacant(e) => {
+                    let StrictValue(v) = map.next_value()?;
+                    e.insert(v);
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// `deserialize_with` for a `Vec<Row>`: objects only, no key twice in any object.
+pub(crate) fn strict_rows<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Row>, D::Error> {
+    let rows: Vec<StrictValue> = Vec::deserialize(d)?;
+    rows.into_iter()
+        .map(|StrictValue(v)| match v {
+            Value::Object(m) => Ok(m),
+            other => Err(serde::de::Error::custom(format!(
+                "expected an object, got {}",
+                match other {
+                    Value::Null => "null",
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    Value::String(_) => "a string",
+                    Value::Array(_) => "an array",
+                    Value::Object(_) => "an object",
+                }
+            ))),
+        })
+        .collect()
+}
+
+/// `deserialize_with` for a [`PartitionSpec`]: no partition column twice.
+pub(crate) fn strict_partition<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<PartitionSpec, D::Error> {
+    struct SpecVisitor;
+    impl<'de> serde::de::Visitor<'de> for SpecVisitor {
+        type Value = PartitionSpec;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of partition column to string value")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<PartitionSpec, A::Error> {
+            let mut out = PartitionSpec::new();
+            while let Some((k, v)) = map.next_entry::<String, String>()? {
+                if out.contains_key(&k) {
+                    return Err(serde::de::Error::custom(format!(
+                        "duplicate partition column {}",
+                        crate::names::shown(&k)
+                    )));
+                }
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(SpecVisitor)
+}
+
 /// A partition spec: partition column → value. Fluss partition values are strings.
 pub type PartitionSpec = BTreeMap<String, String>;
 

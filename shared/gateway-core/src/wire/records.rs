@@ -122,7 +122,7 @@ impl NdjsonBody {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let value: Value = serde_json::from_slice(line).map_err(|e| {
+            let super::StrictValue(value) = serde_json::from_slice(line).map_err(|e| {
                 GatewayError::invalid(format!("line {number}: not valid JSON: {e}"))
             })?;
             let Value::Object(object) = value else {
@@ -230,7 +230,7 @@ struct RawWriteEntry {
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+    super::StrictValue::deserialize(d).map(|v| Some(v.0))
 }
 
 impl RawWriteRequest {
@@ -525,6 +525,26 @@ mod tests {
         // Through the Deserialize impl the same message comes out.
         let err = parse::<WriteRequest>(json!({"entries":[{"id":"e1"}]})).unwrap_err();
         assert!(err.contains("entry `e1`: exactly one of"), "{err}");
+    }
+
+    #[test]
+    fn a_column_named_twice_in_a_row_rejects_the_batch_at_any_depth() {
+        for body in [
+            r#"{"entries":[{"id":"a","append":{"id":1,"id":2}}]}"#,
+            r#"{"entries":[{"id":"a","upsert":{"k":1,"s":{"x":1,"x":2}}}]}"#,
+            r#"{"entries":[{"id":"a","delete":{"k":[{"x":1,"x":2}]}}]}"#,
+        ] {
+            let e = WriteRequest::from_json_slice(body.as_bytes()).unwrap_err();
+            assert!(e.message().contains("duplicate key `"), "{body}: {e}");
+        }
+        let e = NdjsonBody::parse(b"{\"a\":1}\n{\"a\":1,\"a\":2}\n").unwrap_err();
+        assert!(e.message().starts_with("line 2:"), "{e}");
+        assert!(e.message().contains("duplicate key `a`"), "{e}");
+        // Distinct keys that differ only in case are two columns, not a duplicate.
+        assert!(
+            WriteRequest::from_json_slice(br#"{"entries":[{"id":"a","append":{"a":1,"A":2}}]}"#)
+                .is_ok()
+        );
     }
 
     #[test]
