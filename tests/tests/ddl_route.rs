@@ -354,6 +354,35 @@ async fn catalog_journey(gw: &Gateway) {
         json!([{"name": "2026-08-25", "partition": {"dt": "2026-08-25"}}])
     );
     assert!(a.body["next_page_token"].is_string(), "{a:?}");
+    // A token is bound to its listing: the partitions token on the database listing, or the
+    // token with one character changed, is 400 before any Fluss call.
+    let token = a.body["next_page_token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let foreign = send(
+        gw,
+        "GET",
+        &format!("{BASE}/databases?page_token={token}"),
+        None,
+    )
+    .await;
+    foreign.assert_error(400, "invalid_argument");
+    let message = foreign.body["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("not a token of this listing"), "{message}");
+    let mut edited: Vec<char> = token.chars().collect();
+    edited[3] = if edited[3] == 'A' { 'B' } else { 'A' };
+    let edited: String = edited.into_iter().collect();
+    send(
+        gw,
+        "GET",
+        &format!("{partitions}?page_token={edited}"),
+        None,
+    )
+    .await
+    .assert_error(400, "invalid_argument");
     let (all, pages) = list_all(gw, &partitions, "partitions", 1).await;
     assert_eq!((all.len(), pages), (2, 2));
     let a = send(gw, "DELETE", &format!("{partitions}/2026-08-25"), None).await;

@@ -28,10 +28,12 @@ async fn list_databases(
     Path(params): Path<ClusterParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    let query = page_query(input.query())?;
+    // Tokens are bound to this listing: another listing's token is a 400.
+    let listing = format!("databases:{}", params.cluster);
+    let query = page_query(input.query(), &listing)?;
     let session = state.session(&ctx, &params.cluster).await?;
     let all = session.list_databases().await?;
-    let (databases, next_page_token) = page_of(all, |s| s.as_str(), &query)?;
+    let (databases, next_page_token) = page_of(all, |s| s.as_str(), &query, &listing)?;
     Ok(Json(DatabasesResponse {
         databases,
         next_page_token,

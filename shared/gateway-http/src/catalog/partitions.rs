@@ -60,7 +60,12 @@ async fn list_partitions(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    let query = page_query(input.query())?;
+    // Tokens are bound to this listing: another listing's token is a 400.
+    let listing = format!(
+        "partitions:{}/{}/{}",
+        params.cluster, params.database, params.table
+    );
+    let query = page_query(input.query(), &listing)?;
     let path = params.path()?;
     let session = state.session(&ctx, &params.cluster).await?;
     let infos = session.list_partitions(&path).await?;
@@ -76,7 +81,7 @@ async fn list_partitions(
                 .collect(),
         })
         .collect();
-    let (partitions, next_page_token) = page_of(entries, |e| e.name.as_str(), &query)?;
+    let (partitions, next_page_token) = page_of(entries, |e| e.name.as_str(), &query, &listing)?;
     Ok(Json(PartitionsResponse {
         partitions,
         next_page_token,

@@ -42,11 +42,13 @@ async fn list_tables(
     Path(params): Path<DatabaseParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    let query = page_query(input.query())?;
+    // Tokens are bound to this listing: another listing's token is a 400.
+    let listing = format!("tables:{}/{}", params.cluster, params.database);
+    let query = page_query(input.query(), &listing)?;
     check_name("database", &params.database)?;
     let session = state.session(&ctx, &params.cluster).await?;
     let all = session.list_tables(&params.database).await?;
-    let (tables, next_page_token) = page_of(all, |s| s.as_str(), &query)?;
+    let (tables, next_page_token) = page_of(all, |s| s.as_str(), &query, &listing)?;
     Ok(Json(TablesResponse {
         tables,
         next_page_token,
