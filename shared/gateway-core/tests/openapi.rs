@@ -179,3 +179,32 @@ fn every_operation_but_the_probes_accepts_the_declared_credentials() {
         }
     }
 }
+
+#[test]
+fn names_declare_the_identifier_rule_the_server_enforces() {
+    use gateway_core::names::{MAX_NAME_CHARS, name_problem};
+    let doc = document();
+    let name = &doc["components"]["schemas"]["Name"];
+    assert_eq!(name["maxLength"], MAX_NAME_CHARS, "{name}");
+    assert_eq!(name["minLength"], 1);
+    assert_eq!(
+        name["pattern"],
+        format!("^(?!__)[A-Za-z0-9_-]{{1,{MAX_NAME_CHARS}}}$"),
+        "the pattern is the rule of gateway_core::names"
+    );
+    // The rule the pattern states, checked against the code on its edges.
+    let long = "a".repeat(MAX_NAME_CHARS);
+    for ok in ["a", "A-b_9", "_x", long.as_str()] {
+        assert_eq!(name_problem(ok), None, "{ok}");
+    }
+    let too_long = "a".repeat(MAX_NAME_CHARS + 1);
+    for bad in ["", "__x", "a.b", "a b", "é", too_long.as_str()] {
+        assert!(name_problem(bad).is_some(), "{bad}");
+    }
+    for p in ["Database", "Table"] {
+        assert_eq!(
+            doc["components"]["parameters"][p]["schema"]["$ref"], "#/components/schemas/Name",
+            "{p}"
+        );
+    }
+}

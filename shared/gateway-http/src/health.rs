@@ -2,8 +2,12 @@
 
 use std::time::Instant;
 
+use axum::http::Uri;
 use axum::{Json, Router, extract::State, routing::get};
 use serde::Serialize;
+
+use crate::checks::ensure_no_query;
+use crate::extract::ApiError;
 
 /// Body of `GET /health`, as in the Fluss Gateway 1.0.
 #[derive(Debug, Serialize)]
@@ -20,11 +24,13 @@ pub fn health_routes(started: Instant) -> Router {
         .with_state(started)
 }
 
-async fn health(State(started): State<Instant>) -> Json<Health> {
-    Json(Health {
+/// 400 for a query string, as every other route: a probe that sends one is misconfigured.
+async fn health(State(started): State<Instant>, uri: Uri) -> Result<Json<Health>, ApiError> {
+    ensure_no_query(&uri)?;
+    Ok(Json(Health {
         status: "ok",
         uptime_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -47,6 +53,15 @@ mod tests {
             serde_json::from_slice(&to_bytes(resp.into_body(), 1024).await.unwrap()).unwrap();
         assert_eq!(body["status"], "ok");
         assert!(body["uptime_ms"].as_u64().unwrap() >= 1500, "{body}");
+    }
+
+    #[tokio::test]
+    async fn health_rejects_a_query_string() {
+        let resp = health_routes(Instant::now())
+            .oneshot(Request::get("/health?x=1").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     }
 
     #[tokio::test]
