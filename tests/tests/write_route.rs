@@ -322,3 +322,59 @@ async fn a_write_to_a_missing_partition_answers_404_instead_of_hanging() {
     assert_eq!(a.status, 200, "{a:?}");
     assert_eq!(ids(&a.body["successes"]), ["a1"]);
 }
+
+/// A table created outside the gateway has no bucket leaders for a moment; the first writes
+/// used to fail with NotLeaderOrFollower (fluss-rs retries a few times without backoff). The
+/// write route sends refused rows again with backoff inside the deadline, so every row of a
+/// write sent right after `create_table` is acked and read back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_right_after_an_outside_create_table_are_all_acked() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::start(&stack).await;
+    let admin = conn.get_admin().expect("admin");
+    let (mut written, mut failed) = (0u64, 0u64);
+    for round in 0..4 {
+        let path = TablePath::new("write_it".to_owned(), unique_name("fresh"));
+        let schema = Schema::builder()
+            .column("id", DataTypes::int())
+            .column("name", DataTypes::string())
+            .column("score", DataTypes::bigint())
+            .primary_key(vec!["id"])
+            .and_then(|b| b.build())
+            .expect("schema");
+        let desc = fluss::metadata::TableDescriptor::builder()
+            .schema(schema)
+            .distributed_by(Some(4), vec![])
+            .build()
+            .expect("descriptor");
+        bounded(
+            "create database",
+            admin.create_database("write_it", None, true),
+        )
+        .await
+        .expect("database");
+        // No wait for leaders: the gateway's first write races the elections.
+        bounded("create table", admin.create_table(&path, &desc, false))
+            .await
+            .expect("create table");
+        let entries: Vec<Value> = (0..40)
+            .map(|i| json!({"id": format!("r{i}"), "upsert": {"id": i, "name": format!("n{i}")}}))
+            .collect();
+        let answer = gw.write(&path, &json!({ "entries": entries })).await;
+        assert_eq!(answer.status, 200, "round {round}: {answer:?}");
+        written += answer.body["success_count"]
+            .as_u64()
+            .expect("success_count");
+        failed += answer.body["error_count"].as_u64().expect("error_count");
+        assert_eq!(answer.body["error_count"], 0, "round {round}: {answer:?}");
+        for id in [0, 13, 39] {
+            assert_eq!(
+                lookup(&conn, &path, id).await,
+                Some((Some(format!("n{id}")), None)),
+                "round {round}: row {id}"
+            );
+        }
+    }
+    println!("writes right after an outside create_table: {written} rows acked, {failed} failed");
+}

@@ -251,8 +251,13 @@ async fn write_batch(
     let rows = decode_all(codec, req, target.as_ref())?;
     ensure_partitions_exist(conn, handle, &rows, deadline).await?;
     let writers = Writers::for_batch(handle, &rows, target.as_ref())?;
-    let pending = submit_all(&writers, &rows, deadline)?;
-    let outcomes = await_acks(conn, pending, deadline).await;
+    let pending = submit_all(&writers, rows.iter(), deadline)?;
+    let acks = await_acks(conn, pending, deadline).await;
+    let key: Vec<usize> = codec
+        .primary_key_names()
+        .filter_map(|name| codec.column_position(name))
+        .collect();
+    let outcomes = resend_refused(conn, &writers, &rows, &key, acks, deadline).await;
     let all_gone = outcomes
         .iter()
         .all(|o| matches!(o, Err(e) if e.code() == ErrorCode::TableNotFound));
@@ -278,9 +283,9 @@ enum Pending {
 
 /// Submits rows in input order until one is refused or the deadline passes; the rest are not
 /// submitted. A refusal of the very first row fails the request (nothing was written).
-fn submit_all(
+fn submit_all<'r>(
     writers: &Writers,
-    rows: &[Decoded],
+    rows: impl ExactSizeIterator<Item = &'r Decoded>,
     deadline: &Deadline,
 ) -> Result<Vec<Pending>, GatewayError> {
     let mut pending = Vec::with_capacity(rows.len());
@@ -325,30 +330,31 @@ async fn await_acks(
     conn: &PooledConnection,
     pending: Vec<Pending>,
     deadline: &Deadline,
-) -> Vec<Result<(), GatewayError>> {
+) -> Vec<Ack> {
     let mut outcomes = Vec::with_capacity(pending.len());
     let (mut acked, mut timed_out) = (0usize, 0usize);
     let mut first_error: Option<fluss::error::Error> = None;
     for p in pending {
         let outcome = match p {
-            Pending::NotSubmitted(e) => Err(e),
+            Pending::NotSubmitted(e) => Ack::Done(Err(e)),
             Pending::Submitted(fut) => match tokio::time::timeout_at(deadline.instant(), fut).await
             {
                 Ok(Ok(())) => {
                     acked += 1;
-                    Ok(())
+                    Ack::Done(Ok(()))
                 }
+                Ok(Err(e)) if refused_unwritten(&e) => Ack::Resendable(GatewayError::from(&e)),
                 Ok(Err(e)) => {
                     let mapped = GatewayError::from(&e);
                     first_error.get_or_insert(e);
-                    Err(mapped)
+                    Ack::Done(Err(mapped))
                 }
                 Err(_) => {
                     timed_out += 1;
-                    Err(GatewayError::new(
+                    Ack::Done(Err(GatewayError::new(
                         ErrorCode::Timeout,
                         "not acknowledged before the deadline; the row may or may not be written",
-                    ))
+                    )))
                 }
             },
         };
@@ -367,6 +373,120 @@ async fn await_acks(
     outcomes
 }
 
+/// A row's outcome after one round of acks.
+enum Ack {
+    /// Final: acked, refused for good, not sent, or timed out.
+    Done(Result<(), GatewayError>),
+    /// Refused before it was appended (no leader took it, or the idempotent writer's sequence
+    /// broke because an earlier batch was refused): nothing was written, so the row may be
+    /// sent again once the client's metadata names the leader and its writer id is fresh.
+    Resendable(GatewayError),
+}
+
+/// Whether a row's error says that the server refused it unwritten and a later send can
+/// succeed: no leader took it, or (with the idempotent writer) its sequence followed a refused
+/// batch. fluss-rs retries the leader errors itself, but a few times without backoff, which a
+/// table created outside the gateway (whose leaders are still being elected) or a leader moving
+/// after a TabletServer restart outlasts; a sequence error resets its writer id, and a batch
+/// the server had already committed is reported a success by fluss-rs, never this error.
+fn refused_unwritten(e: &fluss::error::Error) -> bool {
+    use fluss::rpc::FlussError;
+    matches!(
+        e.api_error(),
+        Some(
+            FlussError::NotLeaderOrFollower
+                | FlussError::LeaderNotAvailableException
+                | FlussError::OutOfOrderSequenceException
+                | FlussError::UnknownWriterIdException
+        )
+    )
+}
+
+/// First pause before a refused row is sent again; doubled each round.
+const LEADER_BACKOFF_START: std::time::Duration = std::time::Duration::from_millis(50);
+/// Longest pause between two rounds.
+const LEADER_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_millis(800);
+
+/// Sends the rows refused unwritten again, with backoff, until each is acked or fails for
+/// another reason or the deadline leaves no room for another round; those still refused then
+/// fail with the refusal (not written). Rows acked in an earlier round are never sent twice.
+async fn resend_refused(
+    conn: &PooledConnection,
+    writers: &Writers,
+    rows: &[Decoded],
+    key: &[usize],
+    mut acks: Vec<Ack>,
+    deadline: &Deadline,
+) -> Vec<Result<(), GatewayError>> {
+    let mut pause = LEADER_BACKOFF_START;
+    loop {
+        keep_key_order(rows, key, &mut acks);
+        let refused: Vec<usize> = (0..acks.len())
+            .filter(|&i| matches!(acks[i], Ack::Resendable(_)))
+            .collect();
+        // A round needs the pause plus time for the ack; stop when it cannot fit.
+        if refused.is_empty() || deadline.remaining() < pause * 2 {
+            break;
+        }
+        tracing::debug!(
+            rows = refused.len(),
+            pause_ms = pause.as_millis() as u64,
+            "rows refused unwritten; sending them again"
+        );
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(LEADER_BACKOFF_MAX);
+        let again = match submit_all(writers, refused.iter().map(|&i| &rows[i]), deadline) {
+            Ok(pending) => await_acks(conn, pending, deadline).await,
+            Err(e) => refused.iter().map(|_| Ack::Done(Err(e.clone()))).collect(),
+        };
+        for (i, ack) in refused.into_iter().zip(again) {
+            acks[i] = ack;
+        }
+    }
+    acks.into_iter()
+        .map(|ack| match ack {
+            Ack::Done(outcome) => outcome,
+            Ack::Resendable(e) => Err(e),
+        })
+        .collect()
+}
+
+/// On a primary-key table, a refused row must not be sent again once a later row of the batch
+/// with the same key may have been written (acked or timed out): the re-sent row would land
+/// after it and undo it. Such a row fails with its refusal instead (not written). `key` holds
+/// the key columns' positions, empty for a log table (appends have no key to keep in order).
+fn keep_key_order(rows: &[Decoded], key: &[usize], acks: &mut [Ack]) {
+    if key.is_empty() {
+        return;
+    }
+    fn key_of<'r>(row: &'r Decoded, key: &[usize]) -> Vec<Option<&'r Datum<'static>>> {
+        key.iter().map(|&p| row.row().values.get(p)).collect()
+    }
+    let mut maybe_written = HashSet::new();
+    for (row, ack) in rows.iter().zip(acks.iter_mut()).rev() {
+        match ack {
+            Ack::Done(Ok(())) => {
+                maybe_written.insert(key_of(row, key));
+            }
+            Ack::Done(Err(e)) if e.code() == ErrorCode::Timeout => {
+                maybe_written.insert(key_of(row, key));
+            }
+            Ack::Done(Err(_)) => {}
+            Ack::Resendable(e) => {
+                if maybe_written.contains(&key_of(row, key)) {
+                    *ack = Ack::Done(Err(GatewayError::new(
+                        e.code(),
+                        format!(
+                            "{} (not sent again: a later row with the same key may be written)",
+                            e.message()
+                        ),
+                    )));
+                }
+            }
+        }
+    }
+}
+
 /// Whether `path` of `cluster` is a primary-key table (a bare row upserts) rather than a log
 /// table (a bare row appends), from the pool's cached table handle: no I/O once warm. Errors
 /// as [`write`]'s (404 for an unknown cluster, database or table).
@@ -380,4 +500,63 @@ pub async fn has_primary_key(
         Ok(handle.info().has_primary_key())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upsert(id: i32, name: &str) -> Decoded {
+        let mut row = GenericRow::new(2);
+        row.set_field(0, id);
+        row.set_field(1, name.to_owned());
+        Decoded::Upsert(row)
+    }
+
+    fn refused() -> Ack {
+        Ack::Resendable(GatewayError::new(ErrorCode::Backend, "not the leader"))
+    }
+
+    fn resendable(acks: &[Ack]) -> Vec<bool> {
+        acks.iter()
+            .map(|a| matches!(a, Ack::Resendable(_)))
+            .collect()
+    }
+
+    #[test]
+    fn a_refused_row_is_not_resent_after_a_later_row_of_its_key_was_written() {
+        let rows = [
+            upsert(1, "a"),
+            upsert(2, "b"),
+            upsert(1, "c"),
+            upsert(3, "d"),
+        ];
+        let timeout = GatewayError::new(ErrorCode::Timeout, "no ack");
+        let mut acks = vec![
+            refused(),
+            refused(),
+            Ack::Done(Ok(())),
+            Ack::Done(Err(timeout)),
+        ];
+        keep_key_order(&rows, &[0], &mut acks);
+        // Key 1 was written later in the batch: its refused row stays unsent; key 2 is free.
+        assert_eq!(resendable(&acks), [false, true, false, false]);
+        let Ack::Done(Err(e)) = &acks[0] else {
+            panic!("row 0 must fail")
+        };
+        assert!(e.message().contains("not sent again"), "{}", e.message());
+    }
+
+    #[test]
+    fn refused_rows_of_one_key_are_all_resent_and_log_tables_keep_every_refused_row() {
+        let rows = [upsert(1, "a"), upsert(1, "b"), upsert(2, "c")];
+        let not_sent = GatewayError::new(ErrorCode::Backend, "an earlier row was refused");
+        let mut acks = vec![refused(), refused(), Ack::Done(Err(not_sent))];
+        keep_key_order(&rows, &[0], &mut acks);
+        assert_eq!(resendable(&acks), [true, true, false]);
+
+        let mut log = vec![refused(), Ack::Done(Ok(())), refused()];
+        keep_key_order(&rows, &[], &mut log);
+        assert_eq!(resendable(&log), [true, false, true]);
+    }
 }
