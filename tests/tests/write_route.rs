@@ -378,3 +378,85 @@ async fn writes_right_after_an_outside_create_table_are_all_acked() {
     }
     println!("writes right after an outside create_table: {written} rows acked, {failed} failed");
 }
+
+/// A column added outside the gateway (`ALTER TABLE … ADD COLUMN` through fluss-rs) is written
+/// at once: the unknown column makes the cached schema reload once instead of a 400 until the
+/// table-cache TTL (60 s). A column that still does not exist stays a 400 naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_column_added_outside_the_gateway_is_writable_at_once() {
+    use fluss::metadata::{AddColumn, AlterTableChanges, ColumnPositionType, JsonSerde};
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::start(&stack).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("altered"));
+    create_pk_table(&conn, &path).await;
+    // Warm: the gateway caches the table with its first schema.
+    let warm = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"w","upsert":{"id":1,"name":"a"}}]}),
+        )
+        .await;
+    assert_eq!(warm.body["success_count"], 1, "{warm:?}");
+
+    let data_type =
+        serde_json::to_vec(&DataTypes::string().serialize_json().expect("json")).expect("bytes");
+    let changes = AlterTableChanges {
+        add_columns: vec![AddColumn {
+            column_name: "note".to_owned(),
+            data_type_json: data_type,
+            comment: None,
+            position: ColumnPositionType::Last,
+        }],
+        ..AlterTableChanges::default()
+    };
+    let admin = conn.get_admin().expect("admin");
+    bounded("alter table", admin.alter_table(&path, false, changes))
+        .await
+        .expect("alter table");
+
+    let started = Instant::now();
+    let answer = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"n","upsert":{"id":2,"name":"b","note":"added outside"}}]}),
+        )
+        .await;
+    println!(
+        "write naming a column added outside: {} after {:?}",
+        answer.status,
+        started.elapsed()
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body["success_count"], 1, "{answer:?}");
+
+    let table = bounded("get table", conn.get_table(&path))
+        .await
+        .expect("table");
+    let mut lookuper = table
+        .new_lookup()
+        .expect("lookup")
+        .create_lookuper()
+        .expect("lookuper");
+    let mut key = fluss::row::GenericRow::new(1);
+    key.set_field(0, 2);
+    let result = bounded("lookup", lookuper.lookup(&key))
+        .await
+        .expect("lookup");
+    let row = result
+        .get_single_row()
+        .expect("single row")
+        .expect("row 2 written");
+    assert_eq!(row.get_string(3).expect("note"), "added outside");
+
+    let unknown = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"x","upsert":{"id":3,"nope":"x"}}]}),
+        )
+        .await;
+    unknown.assert_error(400, "invalid_argument");
+    let message = unknown.body["error"]["message"].as_str().expect("message");
+    assert!(message.contains("unknown column `nope`"), "{message}");
+    assert_eq!(lookup(&conn, &path, 3).await, None);
+}

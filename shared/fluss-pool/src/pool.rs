@@ -417,7 +417,9 @@ impl Pool {
     /// (a truly missing table then fails the refill with `table_not_found`).
     ///
     /// `op` must report `table_not_found` only when nothing was applied (fluss-rs fails every
-    /// row sent to a dropped table id with it), so the retry cannot write a row twice.
+    /// row sent to a dropped table id with it), so the retry cannot write a row twice. An
+    /// unknown column ([`GatewayError::is_unknown_column`], raised while decoding, before any
+    /// send) on a cached handle likewise reloads the schema and runs `op` once more.
     pub async fn with_table<T, F, Fut>(
         &self,
         cluster: &str,
@@ -442,6 +444,20 @@ impl Pool {
                     "cached table is gone; reloading it and retrying once"
                 );
                 conn.discard_table(&handle);
+                self.inner.stats.record_stale_table_retry();
+                let fresh = conn.table(path, deadline).await?;
+                op(conn, fresh).await
+            }
+            Err(e) if e.is_unknown_column() && !resolved.validated_now => {
+                // A column added outside the gateway is not in the cached schema until its
+                // TTL; the input was refused before anything was sent, so reload and run again.
+                tracing::info!(
+                    cluster,
+                    table = %path,
+                    schema_id = handle.schema_id(),
+                    "input names a column the cached schema lacks; reloading the schema once"
+                );
+                conn.invalidate_table(path);
                 self.inner.stats.record_stale_table_retry();
                 let fresh = conn.table(path, deadline).await?;
                 op(conn, fresh).await

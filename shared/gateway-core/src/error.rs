@@ -198,6 +198,9 @@ pub struct GatewayError {
     /// What Fluss said, when it was not fit for the caller (Java class names, internal paths,
     /// addresses). Never rendered; the render path logs it with the request id.
     detail: Option<String>,
+    /// The input named a column the cached schema lacks: a newer schema (a column added
+    /// outside the gateway) may have it. Never rendered.
+    unknown_column: bool,
 }
 
 impl GatewayError {
@@ -207,7 +210,22 @@ impl GatewayError {
             code,
             message: message.into(),
             detail: None,
+            unknown_column: false,
         }
+    }
+
+    /// 400 `invalid_argument` for input naming a column the table's schema lacks; the table
+    /// layer reloads a cached schema once on it before the caller sees it.
+    pub fn unknown_column(message: impl Into<String>) -> Self {
+        GatewayError {
+            unknown_column: true,
+            ..Self::invalid(message)
+        }
+    }
+
+    /// Whether this error names a column the schema it was checked against lacks.
+    pub fn is_unknown_column(&self) -> bool {
+        self.unknown_column
     }
 
     /// The same error carrying `detail` for the log (never for the caller).

@@ -144,7 +144,7 @@ impl RowCodec {
         let mut positions = Vec::with_capacity(columns.len());
         for name in columns {
             let pos = *self.by_name.get(name).ok_or_else(|| {
-                GatewayError::invalid(format!(
+                GatewayError::unknown_column(format!(
                     "`partial_update_columns` names unknown column `{name}`"
                 ))
             })?;
@@ -328,7 +328,7 @@ impl RowCodec {
 }
 
 fn unknown_column(row: RowRef<'_>, name: &str) -> GatewayError {
-    GatewayError::invalid(format!("{row}: unknown column `{name}`"))
+    GatewayError::unknown_column(format!("{row}: unknown column `{name}`"))
 }
 
 /// One non-null-or-null JSON value of type `dt`.

@@ -390,6 +390,12 @@ fn full_rows_null_versus_missing_and_unknown_columns() {
         )
         .unwrap_err();
     assert_eq!(e.message(), "entry `a`: unknown column `extra`");
+    // Flagged so the table layer reloads a cached schema once; other refusals are not.
+    assert!(e.is_unknown_column());
+    let e = c
+        .decode_full(RowRef::Entry("a"), &obj(json!({"id": 1, "qty": null})))
+        .unwrap_err();
+    assert!(!e.is_unknown_column());
 }
 
 #[test]
