@@ -130,6 +130,7 @@ test: tools otelcol fetch lint lint-infra
 	cargo build --workspace --bins
 	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 	  infra/sam/tests/test_deploy_local.py
+	$(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider infra/local/tests
 	infra/local/with-stack.sh cargo test --workspace
 
 ## test-only: tests against an already running stack (make stack-up), for quick iterations.

@@ -9,6 +9,7 @@ Maven Central jars) and moto in server mode on 127.0.0.1, and writes every addre
     stack.py start    fetch, then start everything in a fresh state folder and wait for readiness
     stack.py stop     stop every process of the stack and delete its state (logs are kept)
     stack.py status   show what runs, where, and where the logs are
+    stack.py restart-tablet  start the TabletServer again on its data (after a test killed it)
     stack.py env      print the path of the env file
 
 Only the Python standard library is used; Maven (`mvn`) and Java 17 must be on PATH.
@@ -99,6 +100,9 @@ class Settings:
     start_timeout_s: float = float(os.environ.get("FLUSS_STACK_START_TIMEOUT", "150"))
     # A binary that exits 0 once a real Fluss client call succeeds (see tests/src/bin/fluss-probe.rs).
     probe: str | None = os.environ.get("FLUSS_PROBE_BIN")
+    # Extra server.yaml entries for both servers, `key=value` separated by commas (disruptive
+    # tests shorten idle and session timeouts, e.g. `netty.connection.max-idle-time=3s`).
+    server_conf: str = os.environ.get("FLUSS_STACK_SERVER_CONF", "")
 
     @property
     def lib_dir(self) -> Path:
@@ -219,6 +223,13 @@ def _alive(pid: int) -> bool:
         done, _ = os.waitpid(pid, os.WNOHANG)
         return done == 0
     except ChildProcessError:
+        pass
+    # A zombie nobody reaps (its parent, `stack.py start`, is gone and PID 1 of a container
+    # may not reap) is dead too.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
         return True
 
 
@@ -237,15 +248,48 @@ def _read_pids(s: Settings) -> dict:
 
 
 def _write_pids(s: Settings, pids: dict) -> None:
-    s.pid_file.write_text(json.dumps(pids, indent=2))
+    _private_file(s.pid_file, json.dumps(pids, indent=2))
+
+
+# The stack's files hold the SASL passwords (server.yaml, stack.env) or may echo them (logs):
+# directories are 0700, files 0600, and every child process runs with this umask so that what
+# it creates itself (Fluss and log4j logs, RocksDB LOG files, ZooKeeper data) is private too.
+CHILD_UMASK = 0o077
+
+
+def _private_dir(path: Path) -> Path:
+    """Create `path` (and parents) if needed and make it 0700."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def _private_open(path: Path) -> int:
+    """Open `path` for writing (truncated) as a 0600 file, also when it existed with another mode."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    return fd
+
+
+def _private_file(path: Path, text: str) -> None:
+    with os.fdopen(_private_open(path), "w") as f:
+        f.write(text)
 
 
 def _spawn(s: Settings, name: str, cmd: list[str], pids: dict, env: dict | None = None) -> subprocess.Popen:
-    out = open(s.log_dir / f"{name}.out", "wb")
+    out = os.fdopen(_private_open(s.log_dir / f"{name}.out"), "wb")
     # A new session per process: stop() signals the whole group, so nothing is left behind.
     proc = subprocess.Popen(
-        cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
+        cmd,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+        umask=CHILD_UMASK,
     )
+    # The child holds its own copy of the descriptor.
+    out.close()
     pids[name] = proc.pid
     _write_pids(s, pids)
     return proc
@@ -259,7 +303,20 @@ def _java(heap: str, direct: str | None, log_file: Path, log4j: Path, lib: Path,
     return cmd + args
 
 
-def _server_yaml(zk_port: int, remote: Path, ports: tuple[int, int, int], jaas: str, tablet_data: Path | None) -> str:
+def _extra_conf(spec: str) -> list[str]:
+    """`key=value,key=value` as server.yaml lines; a malformed entry stops the start."""
+    lines = []
+    for entry in filter(None, (e.strip() for e in spec.split(","))):
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip() or not value.strip() or ":" in key:
+            raise StackError(f"FLUSS_STACK_SERVER_CONF: `{entry}` is not key=value")
+        lines.append(f"{key.strip()}: {value.strip()}")
+    return lines
+
+
+def _server_yaml(
+    zk_port: int, remote: Path, ports: tuple[int, int, int], jaas: str, tablet_data: Path | None, extra: str = ""
+) -> str:
     internal, sasl, plain = ports
     lines = [
         f"zookeeper.address: 127.0.0.1:{zk_port}",
@@ -283,18 +340,41 @@ def _server_yaml(zk_port: int, remote: Path, ports: tuple[int, int, int], jaas: 
     ]
     if tablet_data is not None:
         lines += ["tablet-server.id: 0", f"data.dir: {tablet_data}"]
+    lines += _extra_conf(extra)
     return "\n".join(lines) + "\n"
 
 
-LOG4J_CONFIG = """\
+# Fluss logs every property of server.yaml in clear at start-up ("Loading configuration property:
+# security.sasl.plain.jaas.config=... user_admin=\"...\""), and the JAAS config has to stay in
+# server.yaml: the gateway's config route must see it listed (tests/tests/config_route.rs checks it
+# comes back redacted). So every log line, message and stack trace alike, goes through these
+# java.util.regex replacements (log4j2 `%replace`, applied in order). They must not contain `{`,
+# `}`, `%` or `\` (log4j's pattern and properties syntax); infra/local/tests checks them.
+LOG_MASKS = [
+    # The whole value of any `...jaas.config` key, up to the end of the line.
+    ("(?i)(jaas[.]config[=: ]+).+", "$1******"),
+    # A JAAS option holding a secret anywhere else (an exception echoing the config, say).
+    ('(?i)((user_[a-z0-9_]+|password)=)"[^"]*"', '$1"******"'),
+]
+
+
+def _masked(pattern: str) -> str:
+    for regex, replacement in LOG_MASKS:
+        pattern = f"%replace{{{pattern}}}{{{regex}}}{{{replacement}}}"
+    return pattern
+
+
+LOG4J_CONFIG = f"""\
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = MainAppender
 appender.main.name = MainAppender
 appender.main.type = File
 appender.main.append = false
-appender.main.fileName = ${sys:log.file}
+appender.main.fileName = ${{sys:log.file}}
+appender.main.filePermissions = rw-------
 appender.main.layout.type = PatternLayout
-appender.main.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n
+appender.main.layout.alwaysWriteExceptions = false
+appender.main.layout.pattern = %d{{yyyy-MM-dd HH:mm:ss,SSS}} %-5p %-60c %x - {_masked("%m%n%xEx")}
 logger.zookeeper.name = org.apache.fluss.shaded.zookeeper3
 logger.zookeeper.level = WARN
 """
@@ -342,13 +422,23 @@ def start(s: Settings) -> None:
     if _read_pids(s):
         log("a previous stack is recorded; stopping it first")
         stop(s)
-    s.stack_dir.mkdir(parents=True, exist_ok=True)
+    # What this process creates is private too (explicit modes below; this is the safety net).
+    old_umask = os.umask(CHILD_UMASK)
+    try:
+        _start(s, lib)
+    finally:
+        os.umask(old_umask)
+
+
+def _start(s: Settings, lib: Path) -> None:
+    s.stack_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if s.log_dir.exists():
         shutil.rmtree(s.log_dir)
-    s.log_dir.mkdir(parents=True)
+    _private_dir(s.log_dir)
     # Fresh state for every run: after a kill -9, reusing ZooKeeper data stalls on old sessions.
+    # mkdtemp makes it 0700.
     state = Path(tempfile.mkdtemp(prefix="fluss-stack-", dir=s.stack_dir))
-    (s.stack_dir / "state_dir").write_text(str(state))
+    _private_file(s.stack_dir / "state_dir", str(state))
 
     ports = {k: (v or _free_port()) for k, v in s.ports.items()}
     passwords = {u: secrets.token_urlsafe(18) for u in SASL_USERS}
@@ -356,19 +446,20 @@ def start(s: Settings) -> None:
         f'user_{u}="{p}"' for u, p in passwords.items()
     ) + ";"
     log4j = state / "log4j.properties"
-    log4j.write_text(LOG4J_CONFIG)
+    _private_file(log4j, LOG4J_CONFIG)
 
     st = Starter(s)
     try:
         log(f"Fluss {FLUSS_VERSION}; state in {state}; logs in {s.log_dir}")
         # ZooKeeper
         zk_dir = state / "zookeeper"
-        zk_dir.mkdir()
+        _private_dir(zk_dir)
         zoo_cfg = state / "zoo.cfg"
-        zoo_cfg.write_text(
+        _private_file(
+            zoo_cfg,
             f"tickTime=2000\ninitLimit=10\nsyncLimit=5\ndataDir={zk_dir}\nclientPort={ports['zookeeper']}\n"
             "clientPortAddress=127.0.0.1\n4lw.commands.whitelist=ruok,srvr\nadmin.enableServer=false\n"
-            "maxClientCnxns=0\n"
+            "maxClientCnxns=0\n",
         )
         st.spawn(
             "zookeeper",
@@ -377,17 +468,16 @@ def start(s: Settings) -> None:
         st.wait("zookeeper", lambda: _zk_ruok(ports["zookeeper"]))
 
         remote = state / "remote"
-        remote.mkdir()
-        for role, main, heap, direct, trio, data in [
-            ("coordinator", COORDINATOR_MAIN, "512m", "256m",
-             (ports["coordinator_internal"], ports["coordinator_sasl"], ports["coordinator_plain"]), None),
-            ("tablet", TABLET_MAIN, "1g", "512m",
-             (ports["tablet_internal"], ports["tablet_sasl"], ports["tablet_plain"]), state / "tablet-data"),
+        _private_dir(remote)
+        for role, trio, data in [
+            ("coordinator", (ports["coordinator_internal"], ports["coordinator_sasl"], ports["coordinator_plain"]), None),
+            ("tablet", (ports["tablet_internal"], ports["tablet_sasl"], ports["tablet_plain"]), state / "tablet-data"),
         ]:
             conf = state / f"{role}-conf"
-            conf.mkdir()
-            (conf / "server.yaml").write_text(_server_yaml(ports["zookeeper"], remote, trio, jaas, data))
-            st.spawn(role, _java(heap, direct, s.log_dir / f"{role}.log", log4j, lib, main, ["--configDir", str(conf)]))
+            _private_dir(conf)
+            # Holds the JAAS config with every password: 0600 in a 0700 folder.
+            _private_file(conf / "server.yaml", _server_yaml(ports["zookeeper"], remote, trio, jaas, data, s.server_conf))
+            st.spawn(role, _server_cmd(s, lib, state, role))
             st.wait(f"{role} ports", lambda trio=trio: all(_port_open(p) for p in trio))
 
         # moto (AWS APIs) from the project virtualenv.
@@ -409,6 +499,51 @@ def start(s: Settings) -> None:
         stop(s, quiet=True)
         raise
     log(f"stack is up; env file: {s.env_file}")
+
+
+# Main class, heap and direct memory of each Fluss server.
+SERVERS = {
+    "coordinator": (COORDINATOR_MAIN, "512m", "256m"),
+    "tablet": (TABLET_MAIN, "1g", "512m"),
+}
+
+
+def _server_cmd(s: Settings, lib: Path, state: Path, role: str) -> list[str]:
+    main, heap, direct = SERVERS[role]
+    conf = state / f"{role}-conf"
+    return _java(heap, direct, s.log_dir / f"{role}.log", state / "log4j.properties", lib, main, ["--configDir", str(conf)])
+
+
+def restart_tablet(s: Settings) -> None:
+    """Starts the TabletServer again on its configuration and data (after a test killed it):
+    same id, ports and data.dir, so it recovers its logs and takes its buckets back."""
+    pids = _read_pids(s)
+    if not pids or not s.env_file.exists():
+        raise StackError("no stack is running here; `stack.py start` first")
+    # A SIGKILL is delivered asynchronously: give the old process a moment to be gone.
+    until = time.monotonic() + 10
+    while "tablet" in pids and _alive(pids["tablet"]) and time.monotonic() < until:
+        time.sleep(0.05)
+    if "tablet" in pids and _alive(pids["tablet"]):
+        raise StackError(f"the tablet server still runs (pid {pids['tablet']}); kill it first")
+    state = Path((s.stack_dir / "state_dir").read_text().strip())
+    env = dict(line.split("=", 1) for line in s.env_file.read_text().splitlines() if "=" in line)
+    # The client listeners (the internal one is not in the env file).
+    ports = [int(env[k].rsplit(":", 1)[1]) for k in ("FLUSS_TABLET_PLAINTEXT", "FLUSS_TABLET_SASL")]
+    lib = fetch(s)
+    old_umask = os.umask(CHILD_UMASK)
+    try:
+        st = Starter(s)
+        # _spawn rewrites pids.json from this dict: keep the other processes in it.
+        st.pids = dict(pids)
+        st.spawn("tablet", _server_cmd(s, lib, state, "tablet"))
+        st.wait("tablet ports", lambda: all(_port_open(p) for p in ports))
+        if s.probe:
+            probe_env = dict(os.environ, FLUSS_STACK_ENV=str(s.env_file))
+            st.wait("fluss client call (probe)", lambda: _probe_ok(s.probe, probe_env))
+    finally:
+        os.umask(old_umask)
+    log("tablet server restarted")
 
 
 def write_env(s: Settings, ports: dict, passwords: dict, state: Path) -> None:
@@ -439,9 +574,7 @@ def write_env(s: Settings, ports: dict, passwords: dict, state: Path) -> None:
         entries[f"FLUSS_SASL_{user.upper()}_PASSWORD"] = password
     text = "# written by infra/local/stack.py start; read by tests and make run\n"
     text += "".join(f"{k}={v}\n" for k, v in entries.items())
-    fd = os.open(s.env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
+    _private_file(s.env_file, text)
 
 
 def stop(s: Settings, quiet: bool = False) -> None:
@@ -503,7 +636,7 @@ def status(s: Settings) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["fetch", "start", "stop", "status", "env"])
+    parser.add_argument("command", choices=["fetch", "start", "stop", "status", "env", "restart-tablet"])
     args = parser.parse_args()
     s = Settings()
     try:
@@ -517,6 +650,8 @@ def main() -> int:
             return status(s)
         elif args.command == "env":
             print(s.env_file)
+        elif args.command == "restart-tablet":
+            restart_tablet(s)
     except StackError as e:
         print(f"[stack] error: {e}", file=sys.stderr)
         return 1
