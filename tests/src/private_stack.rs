@@ -31,6 +31,8 @@ pub struct PrivateStack {
     dir: PathBuf,
     probe: PathBuf,
     ports: Vec<(&'static str, u16)>,
+    /// Extra server.yaml entries (`FLUSS_STACK_SERVER_CONF`), kept for restarts.
+    server_conf: String,
 }
 
 use crate::repo_root;
@@ -70,6 +72,12 @@ impl PrivateStack {
     /// is ready. The prefix names the test family, so a folder left by a crashed run says whose
     /// it is.
     pub fn start(dir_prefix: &str) -> PrivateStack {
+        Self::start_with(dir_prefix, "")
+    }
+
+    /// [`PrivateStack::start`] with extra server.yaml entries for both servers, `key=value`
+    /// separated by commas (e.g. `netty.connection.max-idle-time=3s`), kept on every restart.
+    pub fn start_with(dir_prefix: &str, server_conf: &str) -> PrivateStack {
         let repo = repo_root();
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -88,6 +96,7 @@ impl PrivateStack {
                 .copied()
                 .zip(free_ports(PORT_VARS.len()))
                 .collect(),
+            server_conf: server_conf.to_owned(),
         };
         stack.run("start");
         stack
@@ -103,6 +112,7 @@ impl PrivateStack {
             .current_dir(&self.repo)
             .env("FLUSS_STACK_DIR", &self.dir)
             .env("FLUSS_PROBE_BIN", &self.probe)
+            .env("FLUSS_STACK_SERVER_CONF", &self.server_conf)
             // The shared stack's env file must not leak into this cluster's start or probe.
             .env_remove("FLUSS_STACK_ENV");
         for (var, port) in &self.ports {
@@ -119,6 +129,12 @@ impl PrivateStack {
             "[private stack] `{command}` took {:.1}s",
             started.elapsed().as_secs_f64()
         );
+    }
+
+    /// Starts the TabletServer again on its data after a test killed it (`stack.py
+    /// restart-tablet`): same id, ports and data folder; waits until a client call succeeds.
+    pub fn restart_tablet(&self) {
+        self.run("restart-tablet");
     }
 
     /// Addresses and credentials of this cluster, read from its own `stack.env`.
