@@ -336,15 +336,8 @@ async fn writes_right_after_an_outside_create_table_are_all_acked() {
     let (mut written, mut failed) = (0u64, 0u64);
     for round in 0..4 {
         let path = TablePath::new("write_it".to_owned(), unique_name("fresh"));
-        let schema = Schema::builder()
-            .column("id", DataTypes::int())
-            .column("name", DataTypes::string())
-            .column("score", DataTypes::bigint())
-            .primary_key(vec!["id"])
-            .and_then(|b| b.build())
-            .expect("schema");
         let desc = fluss::metadata::TableDescriptor::builder()
-            .schema(schema)
+            .schema(pk_schema())
             .distributed_by(Some(4), vec![])
             .build()
             .expect("descriptor");

@@ -349,15 +349,19 @@ pub async fn create_table(conn: &FlussConnection, path: &TablePath, schema: Sche
 }
 
 /// `id INT` key, `name STRING` and `score BIGINT`, both nullable.
-pub async fn create_pk_table(conn: &FlussConnection, path: &TablePath) {
-    let schema = Schema::builder()
+pub fn pk_schema() -> Schema {
+    Schema::builder()
         .column("id", DataTypes::int())
         .column("name", DataTypes::string())
         .column("score", DataTypes::bigint())
         .primary_key(vec!["id"])
         .and_then(|b| b.build())
-        .expect("schema");
-    create_table(conn, path, schema).await;
+        .expect("schema")
+}
+
+/// A one-bucket table of [`pk_schema`], its leader elected.
+pub async fn create_pk_table(conn: &FlussConnection, path: &TablePath) {
+    create_table(conn, path, pk_schema()).await;
 }
 
 /// (name, score) of key `id`, `None` when absent; nulls as `None`.

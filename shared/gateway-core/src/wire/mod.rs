@@ -134,14 +134,7 @@ pub(crate) fn strict_rows<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<
             Value::Object(m) => Ok(m),
             other => Err(serde::de::Error::custom(format!(
                 "expected an object, got {}",
-                match other {
-                    Value::Null => "null",
-                    Value::Bool(_) => "a boolean",
-                    Value::Number(_) => "a number",
-                    Value::String(_) => "a string",
-                    Value::Array(_) => "an array",
-                    Value::Object(_) => "an object",
-                }
+                json_kind(&other)
             ))),
         })
         .collect()
