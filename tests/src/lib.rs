@@ -292,6 +292,21 @@ pub fn workspace_bin(name: &str) -> std::path::PathBuf {
     path
 }
 
+/// A progress line on stderr that the test harness does not capture, with the time since the
+/// process started: when a long disruptive test is ended by its watchdog (the process exits,
+/// and everything `println!` captured is lost), these lines still say how far it got.
+pub fn progress(line: &str) {
+    use std::io::Write;
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let since = START.get_or_init(std::time::Instant::now).elapsed();
+    // Writing to the handle, not through eprintln!, is what escapes the capture.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "[progress +{:.1}s] {line}",
+        since.as_secs_f64()
+    );
+}
+
 /// A name no other test (or earlier run) uses: `prefix_<millis>_<n>`.
 pub fn unique_name(prefix: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);

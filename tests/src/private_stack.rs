@@ -105,6 +105,7 @@ impl PrivateStack {
     /// Runs `stack.py <command>` (`start`, `stop`, …) against this cluster; panics with its
     /// output on failure.
     pub fn run(&self, command: &str) {
+        crate::progress(&format!("private stack: `{command}`"));
         let started = Instant::now();
         let mut cmd = Command::new("python3");
         cmd.arg(self.repo.join("infra/local/stack.py"))
@@ -209,9 +210,10 @@ impl PrivateStack {
         let (repo, dir) = (self.repo.clone(), self.dir.clone());
         std::thread::spawn(move || {
             if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = expired.recv_timeout(limit) {
-                eprintln!(
+                crate::progress(&format!(
                     "watchdog: disruptive test still running after {limit:?}; stopping its cluster and failing"
-                );
+                ));
+                tail_logs(&dir.join("logs"), 12);
                 stop_stack(&repo, &dir);
                 std::process::exit(101);
             }
@@ -223,6 +225,25 @@ impl PrivateStack {
 /// Disarms [`PrivateStack::watchdog`] when dropped.
 pub struct Watchdog {
     _disarm: std::sync::mpsc::Sender<()>,
+}
+
+/// The last `lines` lines of every file in the private cluster's log folder, as progress lines:
+/// what a hung disruptive test leaves for the reader once its process has exited. The stack's
+/// log4j configuration masks passwords and JAAS strings in these files.
+fn tail_logs(dir: &std::path::Path, lines: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        for line in &all[all.len().saturating_sub(lines)..] {
+            let shown: String = line.chars().take(300).collect();
+            crate::progress(&format!("{}: {shown}", file.display()));
+        }
+    }
 }
 
 fn stop_stack(repo: &std::path::Path, dir: &std::path::Path) {

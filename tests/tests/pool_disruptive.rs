@@ -52,6 +52,7 @@ fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster()
         );
     });
 
+    integration_tests::progress("pool_disruptive: 1. SIGSTOP of the TabletServer");
     // --- 1. A frozen TabletServer: calls end with `timeout` at their deadline. ---
     stack.signal("tablet", "STOP");
     let budget = Duration::from_secs(3);
@@ -76,6 +77,7 @@ fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster()
         assert!(write_elapsed < budget + Duration::from_secs(1));
         assert!(lookup_elapsed < budget + Duration::from_secs(1));
     });
+    integration_tests::progress("pool_disruptive: SIGCONT");
     stack.signal("tablet", "CONT");
     rt.block_on(async {
         let started = Instant::now();
@@ -93,6 +95,9 @@ fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster()
         assert_eq!(value, Some("thawed".to_owned()));
     });
 
+    integration_tests::progress(
+        "pool_disruptive: 2. kill -9 of the cluster, traffic during the outage",
+    );
     // --- 2. kill -9 of the whole cluster, restart on the same ports. ---
     for process in ["tablet", "coordinator", "zookeeper"] {
         stack.signal(process, "KILL");
@@ -103,11 +108,11 @@ fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster()
             let started = Instant::now();
             let result = pool_upsert(&pool, &path, 10 + attempt, "outage", &secs(2)).await;
             let code = result.as_ref().map_err(|e| e.code()).err();
-            println!(
-                "outage write {attempt}: {:?} after {:?}",
+            integration_tests::progress(&format!(
+                "pool_disruptive: outage write {attempt}: {:?} after {:?}",
                 code,
                 started.elapsed()
-            );
+            ));
             assert!(
                 matches!(code, Some(ErrorCode::Unavailable | ErrorCode::Timeout)),
                 "{result:?}"
@@ -124,6 +129,7 @@ fn the_pool_survives_a_frozen_tablet_server_and_a_killed_and_restarted_cluster()
     );
     assert_eq!(value, Some("restarted-20".to_owned()));
 
+    integration_tests::progress("pool_disruptive: 3. kill -9 of the cluster, idle");
     // --- 3. The same while the container is idle: no request sees the outage. ---
     for process in ["tablet", "coordinator", "zookeeper"] {
         stack.signal(process, "KILL");
@@ -161,7 +167,10 @@ fn recover_after_restart(
             match attempt.await {
                 Ok(v) => return (ready.elapsed(), v),
                 Err(e) => {
-                    println!("  after restart +{:?}: {e}", ready.elapsed());
+                    integration_tests::progress(&format!(
+                        "pool_disruptive: after restart +{:?}: {e}",
+                        ready.elapsed()
+                    ));
                     last = Some(e);
                 }
             }

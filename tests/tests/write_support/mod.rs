@@ -208,7 +208,7 @@ impl Gateway {
                 cmd.env_remove(key);
             }
         }
-        let child = cmd
+        let mut child = cmd
             .args([
                 "lambda",
                 "watch",
@@ -229,6 +229,15 @@ impl Gateway {
             .spawn()
             .expect("cargo lambda (the Makefile puts it on PATH from its virtualenv)");
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        // A watch that exits at once (no cargo-lambda on PATH, a port taken) fails the test
+        // now, with its output, instead of after the whole readiness wait.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "cargo lambda watch exited ({status}): {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
         let gw = Gateway {
             addr,
             log: Some(log.clone()),
