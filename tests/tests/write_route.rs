@@ -453,3 +453,103 @@ async fn a_column_added_outside_the_gateway_is_writable_at_once() {
     assert!(message.contains("unknown column `nope`"), "{message}");
     assert_eq!(lookup(&conn, &path, 3).await, None);
 }
+
+/// [reliability-suite] A table dropped outside this process (another function's DDL, another
+/// gateway, a Flink job) while the gateway holds it in its table cache: the next write and the
+/// next lookup answer 404 `table_not_found`, not 200 with every row failed nor 503, and once the
+/// table is created again they reach the new table at once (no wait for the 60 s cache TTL).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_dropped_outside_the_gateway_is_404_then_the_new_one_is_used() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("info,fluss=debug")
+        .try_init(); // TEMP
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::all_families(&stack, &[]).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("dropped"));
+    let lookup_url = format!("{}/lookup", records_url("default", &path));
+    let key = json!({"keys": [{"id": 1}]});
+    create_pk_table(&conn, &path).await;
+    // Warm: the gateway caches the table, its writer and its lookuper.
+    let warm = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"w","upsert":{"id":1,"name":"a"}}]}),
+        )
+        .await;
+    assert_eq!(warm.body["success_count"], 1, "{warm:?}");
+    let found = gw.send("POST", &lookup_url, Some(&key)).await;
+    assert_eq!(found.status, 200, "{found:?}");
+
+    let admin = conn.get_admin().expect("admin");
+    bounded("drop table", admin.drop_table(&path, false))
+        .await
+        .expect("drop table");
+
+    // Fluss drops a table's replicas after its metadata, so a write racing the drop may still
+    // be acked (Fluss's answer, passed on); a lookup must never be 503 for it. Within a few
+    // seconds both say 404.
+    let dropped = Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        let write = gw
+            .write(
+                &path,
+                &json!({"entries":[{"id":"x","upsert":{"id":2,"name":"b"}}]}),
+            )
+            .await;
+        let looked = gw.send("POST", &lookup_url, Some(&key)).await;
+        seen.push((write.status, looked.status));
+        assert!(
+            looked.status == 404 || looked.status == 200,
+            "a lookup on a dropped table: {looked:?}"
+        );
+        assert!(
+            write.status == 404 || write.status == 200,
+            "a write to a dropped table: {write:?}"
+        );
+        if write.status == 404 && looked.status == 404 {
+            write.assert_error(404, "table_not_found");
+            looked.assert_error(404, "table_not_found");
+            break;
+        }
+        assert!(
+            dropped.elapsed() < Duration::from_secs(10),
+            "still not 404 10 s after the drop: {seen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    println!(
+        "after an outside drop: (write, lookup) statuses {seen:?}; both 404 after {:?}",
+        dropped.elapsed()
+    );
+
+    create_pk_table(&conn, &path).await;
+    let write = gw
+        .write(
+            &path,
+            &json!({"entries":[{"id":"y","upsert":{"id":3,"name":"c"}}]}),
+        )
+        .await;
+    assert_eq!(write.status, 200, "{write:?}");
+    assert_eq!(write.body["success_count"], 1, "{write:?}");
+    assert_eq!(
+        lookup(&conn, &path, 3).await,
+        Some((Some("c".to_owned()), None))
+    );
+    let looked = gw
+        .send(
+            "POST",
+            &lookup_url,
+            Some(&json!({"keys": [{"id": 3}, {"id": 1}]})),
+        )
+        .await;
+    assert_eq!(looked.status, 200, "{looked:?}");
+    let results = looked.body["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2, "{looked:?}");
+    assert_eq!(results[0]["row"]["name"], "c", "{looked:?}");
+    assert_eq!(
+        results[1]["found"], false,
+        "the dropped table's row is gone: {looked:?}"
+    );
+}

@@ -417,7 +417,10 @@ impl Pool {
     /// (a truly missing table then fails the refill with `table_not_found`).
     ///
     /// `op` must report `table_not_found` only when nothing was applied (fluss-rs fails every
-    /// row sent to a dropped table id with it), so the retry cannot write a row twice. An
+    /// row sent to a dropped table id with it), so the retry cannot write a row twice. A server
+    /// that does not know the cached table id ([`GatewayError::is_unknown_table_id`], a lookup
+    /// on a table dropped or recreated elsewhere) is retried the same way: the reload answers
+    /// 404 for a dropped table and uses the new id of a recreated one. An
     /// unknown column ([`GatewayError::is_unknown_column`], raised while decoding, before any
     /// send) on a cached handle likewise reloads the schema and runs `op` once more.
     pub async fn with_table<T, F, Fut>(
@@ -436,7 +439,10 @@ impl Pool {
         let resolved = conn.resolve_table(path, deadline).await?;
         let handle = resolved.handle;
         match op(conn.clone(), handle.clone()).await {
-            Err(e) if e.code() == ErrorCode::TableNotFound && !resolved.validated_now => {
+            Err(e)
+                if (e.code() == ErrorCode::TableNotFound || e.is_unknown_table_id())
+                    && !resolved.validated_now =>
+            {
                 tracing::info!(
                     cluster,
                     table = %path,

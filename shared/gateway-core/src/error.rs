@@ -198,10 +198,26 @@ pub struct GatewayError {
     /// What Fluss said, when it was not fit for the caller (Java class names, internal paths,
     /// addresses). Never rendered; the render path logs it with the request id.
     detail: Option<String>,
-    /// The input named a column the cached schema lacks: a newer schema (a column added
-    /// outside the gateway) may have it. Never rendered.
-    unknown_column: bool,
+    /// Whether cached table metadata may explain the failure. Never rendered.
+    stale: Staleness,
 }
+
+/// Why a failure may come from cached table metadata that is out of date: the table layer
+/// reloads the table once on such an error before the caller sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Staleness {
+    /// Nothing points at stale metadata.
+    No,
+    /// The input named a column the cached schema lacks: a newer schema (a column added
+    /// outside the gateway) may have it.
+    Column,
+    /// A server did not know the table id (UNKNOWN_TABLE_OR_BUCKET): the table may have been
+    /// dropped or recreated outside the gateway.
+    TableId,
+}
+
+/// UNKNOWN_TABLE_OR_BUCKET_EXCEPTION: a server does not know the table id (or bucket) sent.
+const UNKNOWN_TABLE_OR_BUCKET: i32 = FlussError::UnknownTableOrBucketException as i32;
 
 impl GatewayError {
     /// An error with `code` and a message that is safe to show to the caller.
@@ -210,7 +226,7 @@ impl GatewayError {
             code,
             message: message.into(),
             detail: None,
-            unknown_column: false,
+            stale: Staleness::No,
         }
     }
 
@@ -218,14 +234,29 @@ impl GatewayError {
     /// layer reloads a cached schema once on it before the caller sees it.
     pub fn unknown_column(message: impl Into<String>) -> Self {
         GatewayError {
-            unknown_column: true,
+            stale: Staleness::Column,
             ..Self::invalid(message)
         }
     }
 
     /// Whether this error names a column the schema it was checked against lacks.
     pub fn is_unknown_column(&self) -> bool {
-        self.unknown_column
+        self.stale == Staleness::Column
+    }
+
+    /// The same error, marked as a possible sign of a stale table id when the server's
+    /// `raw_code` is UNKNOWN_TABLE_OR_BUCKET (the table was dropped or recreated elsewhere).
+    pub fn with_server_code(mut self, raw_code: i32) -> Self {
+        if raw_code == UNKNOWN_TABLE_OR_BUCKET {
+            self.stale = Staleness::TableId;
+        }
+        self
+    }
+
+    /// Whether a server did not know the table id this error's call used: a cached table
+    /// handle may be stale (dropped or recreated outside the gateway).
+    pub fn is_unknown_table_id(&self) -> bool {
+        self.stale == Staleness::TableId
     }
 
     /// The same error carrying `detail` for the log (never for the caller).
@@ -483,9 +514,10 @@ impl From<&FlussClientError> for GatewayError {
                     return GatewayError::invalid(reason);
                 }
                 if passes_server_text(code) && is_client_safe(&msg) {
-                    return GatewayError::new(code, msg);
+                    return GatewayError::new(code, msg).with_server_code(api_error.code);
                 }
-                let error = GatewayError::new(code, withheld_message(code, api_error.code));
+                let error = GatewayError::new(code, withheld_message(code, api_error.code))
+                    .with_server_code(api_error.code);
                 if msg.is_empty() {
                     error
                 } else {
@@ -574,6 +606,27 @@ mod tests {
                 message: message.to_owned(),
             },
         }
+    }
+
+    #[test]
+    fn only_an_unknown_table_id_marks_a_possibly_stale_table() {
+        let unknown = GatewayError::from(api(21, "This server does not know this table ID 19."));
+        assert!(unknown.is_unknown_table_id());
+        assert_eq!(unknown.code(), ErrorCode::Unavailable);
+        assert!(!unknown.is_unknown_column());
+        for code in [7, 1, 22, -1] {
+            assert!(
+                !GatewayError::from(api(code, "x")).is_unknown_table_id(),
+                "{code}"
+            );
+        }
+        let column = GatewayError::unknown_column("row 0: unknown column `x`");
+        assert!(column.is_unknown_column() && !column.is_unknown_table_id());
+        // The mark is never rendered: the caller sees our words for a 503.
+        assert_eq!(
+            unknown.message(),
+            "the Fluss cluster is unavailable; retry later (server error code 21)"
+        );
     }
 
     #[test]

@@ -111,6 +111,7 @@ pub(crate) fn lookup_error(e: &fluss::error::Error) -> GatewayError {
             mapped,
             format!("the lookup failed in Fluss (server error code {code})"),
         )
+        .with_server_code(code)
         .with_detail(message.lines().next().unwrap_or_default().to_owned());
     }
     if let fluss::error::Error::UnexpectedError { message, .. } = e
