@@ -28,18 +28,25 @@ CHECKOV_VENV := $(CACHE)/checkov-venv
 SAM_TOOLS := aws-sam-cli==1.170.0 aws-sam-translator==1.115.0 pytest==9.2.0
 LINT_TOOLS := cfn-lint==1.58.0 cfn-lint-serverless==0.3.6
 CHECKOV_TOOLS := checkov==3.3.30
+# API fuzzing (make fuzz-api, and the short run of make test): schemathesis in its own venv.
+FUZZ_VENV := $(CACHE)/fuzz-venv
+FUZZ_TOOLS := schemathesis==4.32.5
 stamp = $(1)/.installed-$(shell echo '$(2)' | md5sum | cut -c1-12)
 SAM_STAMP := $(call stamp,$(SAM_VENV),$(SAM_TOOLS))
 LINT_STAMP := $(call stamp,$(LINT_VENV),$(LINT_TOOLS))
 CHECKOV_STAMP := $(call stamp,$(CHECKOV_VENV),$(CHECKOV_TOOLS))
-export SAM_VENV LINT_VENV CHECKOV_VENV
+FUZZ_STAMP := $(call stamp,$(FUZZ_VENV),$(FUZZ_TOOLS))
+export SAM_VENV LINT_VENV CHECKOV_VENV FUZZ_VENV
 export SAM_CLI_TELEMETRY := 0
 
 STACK := python3 infra/local/stack.py
+# $(call on_stack,CMD): CMD against the running stack (make stack-up) when there is one, else
+# under a fresh stack that is stopped again afterwards.
+on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-stack.sh $(1); fi
 GATEWAY_PORT ?= 9000
 
 .PHONY: help tools infra-tools otelcol fetch build stack-up stack-down stop status run test test-only lint fmt \
-	lint-infra package deploy-local
+	lint-infra package deploy-local fuzz-tools fuzz-api soak
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
@@ -49,6 +56,8 @@ help:
 	@echo "make lint-infra   - sam validate --lint, cfn-lint (serverless rules), checkov, template tests"
 	@echo "make package      - sam build: one release artifact per function, sizes printed"
 	@echo "make deploy-local - the SAM stack created in moto's CloudFormation (offline)"
+	@echo "make fuzz-api     - schemathesis over docs/openapi.yaml, standalone server and cargo lambda watch"
+	@echo "make soak         - 50 clients for 10 min (SOAK_SECS, SOAK_CLIENTS): no lost row, no 5xx, RSS flat"
 
 ## tools: project virtualenv with moto (AWS emulator) and cargo-lambda.
 tools: $(PY_STAMP)
@@ -74,6 +83,30 @@ $(CHECKOV_STAMP):
 	test -x $(CHECKOV_VENV)/bin/python || python3 -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet $(CHECKOV_TOOLS)
 	rm -f $(CHECKOV_VENV)/.installed-* && touch $@
+
+## fuzz-tools: schemathesis in its own venv (idempotent).
+fuzz-tools: $(FUZZ_STAMP)
+$(FUZZ_STAMP):
+	test -x $(FUZZ_VENV)/bin/python || python3 -m venv $(FUZZ_VENV)
+	$(FUZZ_VENV)/bin/pip install --quiet $(FUZZ_TOOLS)
+	rm -f $(FUZZ_VENV)/.installed-* && touch $@
+
+## fuzz-api: the long API fuzz run (schemathesis over docs/openapi.yaml, through the standalone
+## server and through `cargo lambda watch`), against a running stack (make stack-up) when there
+## is one, else a fresh stack stopped afterwards. FUZZ_ARGS=--short is the CI size (make test).
+FUZZ_ARGS ?=
+fuzz-api: tools fuzz-tools build
+	$(call on_stack,python3 tests/fuzz-api/run.py $(FUZZ_ARGS))
+
+## soak: the reliability suite's soak (tests/reliability.rs) for SOAK_SECS seconds (default 600)
+## with SOAK_CLIENTS clients (50): no lost row, no 5xx, no hang, RSS within +10 %. make test runs
+## the same test for 60 s.
+SOAK_SECS ?= 600
+SOAK_CLIENTS ?= 50
+soak: tools build
+	cargo test -p integration-tests --test reliability --no-run
+	$(call on_stack,env SOAK_SECS=$(SOAK_SECS) SOAK_CLIENTS=$(SOAK_CLIENTS) \
+	  cargo test -p integration-tests --test reliability a_soak -- --nocapture)
 
 ## lint-infra: infra/sam/template.yaml through every linter, zero findings (part of make test).
 lint-infra: infra-tools
@@ -125,13 +158,13 @@ lint:
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.
-test: tools otelcol fetch lint lint-infra
+test: tools otelcol fetch lint lint-infra fuzz-tools
 	cargo test --workspace --no-run
 	cargo build --workspace --bins
 	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 	  infra/sam/tests/test_deploy_local.py
 	$(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider infra/local/tests
-	infra/local/with-stack.sh cargo test --workspace
+	infra/local/with-stack.sh bash -c 'cargo test --workspace && python3 tests/fuzz-api/run.py --short'
 
 ## test-only: tests against an already running stack (make stack-up), for quick iterations.
 test-only:

@@ -123,6 +123,17 @@ async fn catalog_journey(gw: &Gateway) {
     let a = send(gw, "GET", "/v1/openapi.json", None).await;
     assert_eq!(a.status, 200);
     assert_eq!(a.body["openapi"], "3.1.0");
+    // Paths no route serves: the gateway's own 404 envelope (the watch router's catch-all plays
+    // the template's `$default` route), never the emulator's list of binaries.
+    for path in ["/nope", "/v1/clusters/default/nothing/here", "/v1"] {
+        for method in ["GET", "POST", "DELETE"] {
+            let a = send(gw, method, path, None).await;
+            a.assert_error(404, "not_found");
+            assert!(a.header("x-request-id").is_some(), "{method} {path}: {a:?}");
+            let text = String::from_utf8_lossy(&a.raw_body);
+            assert!(!text.contains("bench"), "{method} {path}: {text}");
+        }
+    }
 
     // Database: 201 + Location; a second create is 409; it is listed.
     let db = unique_name("ddl_it");
