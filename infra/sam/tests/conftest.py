@@ -24,8 +24,19 @@ def translated():
     return deploy_local.translate(deploy_local.parse_params([]), None)
 
 
+# The watch router's catch-all: it plays the template's `$default` route (paths no route serves).
+WATCH_CATCH_ALL = "/{*proxy}"
+
+
 @pytest.fixture(scope="session")
-def router():
-    """`[workspace.metadata.lambda.watch.router]`: path -> function binary (what `make run` serves)."""
+def watch_router():
+    """`[workspace.metadata.lambda.watch.router]` as written: path -> function binary."""
     manifest = tomllib.loads((deploy_local.ROOT / "Cargo.toml").read_text())
     return manifest["workspace"]["metadata"]["lambda"]["watch"]["router"]
+
+
+@pytest.fixture(scope="session")
+def router(watch_router):
+    """The routes `make run` serves (path -> function binary), the catch-all aside: each is one
+    route of the template."""
+    return {p: b for p, b in watch_router.items() if p != WATCH_CATCH_ALL}

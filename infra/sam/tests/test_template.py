@@ -4,6 +4,7 @@ the request deadline, only configuration keys the gateway knows, least-privilege
 import re
 
 import deploy_local
+from conftest import WATCH_CATCH_ALL
 
 # The longest an HTTP API waits for a Lambda integration (seconds); not configurable above this.
 HTTP_API_INTEGRATION_TIMEOUT = 30
@@ -23,10 +24,6 @@ def template_routes(template):
     return routes
 
 
-# The watch router's catch-all: the `$default` route of the template (paths no route serves).
-WATCH_CATCH_ALL = "/{*proxy}"
-
-
 def default_route_binary(template):
     binaries = deploy_local.function_binaries(template)
     for name, res in template["Resources"].items():
@@ -36,19 +33,13 @@ def default_route_binary(template):
     return None
 
 
-def test_the_watch_catch_all_is_the_default_route(template, router):
+def test_the_watch_catch_all_is_the_default_route(template, watch_router):
     """`cargo lambda watch` answers paths its router does not know with its own 404 (listing every
     binary); the catch-all sends them to the function of the template's `$default` route."""
-    assert router.get(WATCH_CATCH_ALL) == default_route_binary(template)
-
-
-def routed(router):
-    """The router's routes but the catch-all, which matches the template's `$default` (above)."""
-    return {p: b for p, b in router.items() if p != WATCH_CATCH_ALL}
+    assert watch_router.get(WATCH_CATCH_ALL) == default_route_binary(template)
 
 
 def test_routes_match_the_watch_router(template, router):
-    router = routed(router)
     routes = template_routes(template)
     missing = sorted(set(router) - set(routes))
     extra = sorted(set(routes) - set(router))
@@ -60,7 +51,6 @@ def test_routes_match_the_watch_router(template, router):
 
 def test_a_route_missing_on_either_side_is_named(template, router):
     """The comparison above fails, naming the route, for a route added on one side only."""
-    router = routed(router)
     added = dict(router, **{"/v1/clusters/{cluster}/new-thing": "fluss-ddl"})
     routes = template_routes(template)
     assert sorted(set(added) - set(routes)) == ["/v1/clusters/{cluster}/new-thing"]
