@@ -154,7 +154,7 @@ fmt:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo clippy -p integration-tests --features bench --bins -- -D warnings
+	cargo clippy -p integration-tests --features bench --bins --examples -- -D warnings
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.

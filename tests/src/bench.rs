@@ -1,4 +1,4 @@
-//! Measuring helpers of the benchmark binaries (`src/bin/*-bench.rs`): arguments, timed loops
+//! Measuring helpers of the benchmark binaries (`examples/*-bench.rs`): arguments, timed loops
 //! with warm-up, percentiles. Pure std, so the readiness probe compiles nothing more.
 
 use std::future::Future;

@@ -4,7 +4,7 @@
 //! needed: the export interval is set beyond the run, so no export happens while timing.
 //!
 //! ```text
-//! cargo run --release -p integration-tests --features bench --bin telemetry-bench [-- REQUESTS]
+//! cargo run --release -p integration-tests --features bench --example telemetry-bench [-- REQUESTS]
 //! ```
 //!
 //! Default: 20 000 requests per measurement (after 10% warm-up). Goal: ≤ 20 µs per request.

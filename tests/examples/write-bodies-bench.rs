@@ -8,7 +8,7 @@
 //!   p50/p99 without a key, with a fresh key (claim + write + completion) and a replay.
 //!
 //! ```text
-//! cargo run --release -p integration-tests --features bench --bin write-bodies-bench [-- ROWS BATCHES SINGLES]
+//! cargo run --release -p integration-tests --features bench --example write-bodies-bench [-- ROWS BATCHES SINGLES]
 //! ```
 //!
 //! Defaults: 1000 rows per batch, 30 batches, 300 single-row writes (each after 10% warm-up).

@@ -7,7 +7,7 @@
 //!   authentication adds to a request.
 //!
 //! ```text
-//! cargo run --release -p integration-tests --features bench --bin auth-bench [-- KEYS REQUESTS]
+//! cargo run --release -p integration-tests --features bench --example auth-bench [-- KEYS REQUESTS]
 //! ```
 //!
 //! Defaults: 1000 keys, 20 000 requests per measurement (after 10% warm-up).

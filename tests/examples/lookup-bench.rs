@@ -9,7 +9,7 @@
 //!   both and the ratio (goal ≥ 0.9).
 //!
 //! ```text
-//! cargo run --release -p integration-tests --features bench --bin lookup-bench [-- KEYS BATCHES SINGLES]
+//! cargo run --release -p integration-tests --features bench --example lookup-bench [-- KEYS BATCHES SINGLES]
 //! ```
 //!
 //! Defaults: 100 keys per batch, 200 batches, 1000 single-key lookups (each after 10% warm-up),

@@ -7,7 +7,7 @@
 //!   the partial batch response — which must report no failure.
 //!
 //! ```text
-//! cargo run --release -p integration-tests --features bench --bin ingest-bench [-- RECORDS BATCHES]
+//! cargo run --release -p integration-tests --features bench --example ingest-bench [-- RECORDS BATCHES]
 //! ```
 //!
 //! Defaults: 1000 records per event, 30 events (after 10% warm-up). Goal: ingest ≥ 0.8× direct.

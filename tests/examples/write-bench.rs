@@ -9,7 +9,7 @@
 //!   over HTTP to that gateway as a third column (the runtime API loop's overhead).
 //!
 //! ```text
-//! cargo run --release -p integration-tests --features bench --bin write-bench [-- ROWS BATCHES SINGLES [ADDR]]
+//! cargo run --release -p integration-tests --features bench --example write-bench [-- ROWS BATCHES SINGLES [ADDR]]
 //! ```
 //!
 //! Defaults: 1000 rows per batch, 30 batches, 500 single-row writes (each after 10% warm-up).

@@ -7,7 +7,7 @@
 //! a 10-column mixed-type primary-key table, so runs on different machines compare like for like.
 //!
 //! ```text
-//! cargo run --release -p integration-tests --bin decode-bench [-- ROWS [RUNS]]
+//! cargo run --release -p integration-tests --example decode-bench [-- ROWS [RUNS]]
 //! ```
 //!
 //! ROWS defaults to 100000 and RUNS to 5; a smaller ROWS suits profilers such as callgrind.
