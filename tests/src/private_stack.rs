@@ -198,6 +198,9 @@ impl PrivateStack {
             .status()
             .expect("kill");
         assert!(status.success(), "kill -{signal} {process} ({pid})");
+        if signal == "STOP" {
+            wait_stopped(pid);
+        }
     }
 }
 
@@ -225,6 +228,30 @@ impl PrivateStack {
 /// Disarms [`PrivateStack::watchdog`] when dropped.
 pub struct Watchdog {
     _disarm: std::sync::mpsc::Sender<()>,
+}
+
+/// Waits (at most 5 s) until every thread of `pid` is stopped: `kill` returns once SIGSTOP is
+/// queued, and on a loaded machine a JVM thread may still answer a request sent right after.
+fn wait_stopped(pid: u32) {
+    let until = Instant::now() + std::time::Duration::from_secs(5);
+    while Instant::now() < until {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return;
+        };
+        let all_stopped = tasks.flatten().all(|t| {
+            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+            // The state follows the parenthesised command name.
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            matches!(
+                state.and_then(|r| r.chars().next()),
+                Some('T' | 't' | 'Z' | 'X') | None
+            )
+        });
+        if all_stopped {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// The last `lines` lines of every file in the private cluster's log folder, as progress lines:

@@ -362,10 +362,9 @@ async fn await_acks(
     }
     // Health is recorded once per request, not once per row.
     if acked > 0 {
-        conn.record_success();
-    }
-    if timed_out > 0 {
-        conn.record_timeout("write");
+        conn.record_write_acked();
+    } else if timed_out > 0 {
+        conn.record_write_timeout();
     }
     if let Some(e) = &first_error {
         conn.record_error("write", e);

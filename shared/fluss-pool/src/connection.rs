@@ -16,6 +16,10 @@ use crate::Deadline;
 use crate::config::ClusterConfig;
 use crate::health::{Health, HealthSnapshot, is_connection_level, is_server_answer};
 use crate::metrics::Stats;
+
+/// The `what` of [`PooledConnection::call`] for awaiting write acks: its outcome also tells
+/// whether the connection's writer moves (see [`PooledConnection::record_write_timeout`]).
+pub const WRITE: &str = "write";
 use crate::table::{Resolved, TableCache, TableHandle};
 
 /// A pooled connection to one cluster as one identity.
@@ -129,9 +133,17 @@ impl PooledConnection {
             return Err(deadline.timeout_error(what));
         }
         match deadline.race(fut).await {
+            None if what == WRITE => {
+                self.record_write_timeout();
+                Err(deadline.timeout_error(what))
+            }
             None => {
                 self.record_timeout(what);
                 Err(deadline.timeout_error(what))
+            }
+            Some(Ok(v)) if what == WRITE => {
+                self.record_write_acked();
+                Ok(v)
             }
             Some(Ok(v)) => {
                 self.record_success();
@@ -145,9 +157,29 @@ impl PooledConnection {
     }
 
     /// Records a call the cluster answered (for callers awaiting fluss-rs futures themselves,
-    /// e.g. a batch of write acks).
+    /// e.g. a batch of lookups).
     pub fn record_success(&self) {
         self.health.record_ok();
+    }
+
+    /// Records acked writes: the cluster answered and the connection's writer moves.
+    pub fn record_write_acked(&self) {
+        self.health.record_ok();
+        self.health.record_write_ok();
+    }
+
+    /// Records writes not acked in time: besides the call timeout, a stall of the writer
+    /// (`health.max-failures` in a row rebuild the connection whatever else succeeds).
+    pub fn record_write_timeout(&self) {
+        let stalls = self.health.record_write_stall();
+        tracing::warn!(
+            cluster = %self.cluster_id,
+            identity = self.identity_kind,
+            generation = self.generation,
+            stalls,
+            "writes not acknowledged in time; the writer is suspect"
+        );
+        self.record_timeout(WRITE);
     }
 
     /// Records a call that ran out of time: the connection becomes suspect.

@@ -123,6 +123,10 @@ const NOT_PROBED: u32 = u32::MAX;
 pub(crate) struct Health {
     origin: Instant,
     failures: AtomicU32,
+    /// Writes in a row that timed out, reset only by a write ack: a wedged writer (fluss-rs'
+    /// sender can spin after a cluster restart without sending anything) is not cleared by
+    /// the metadata and admin calls that still succeed around it.
+    write_stalls: AtomicU32,
     probed_at: AtomicU32,
     last_ok_ms: AtomicU64,
 }
@@ -132,6 +136,7 @@ impl Health {
         Health {
             origin: Instant::now(),
             failures: AtomicU32::new(0),
+            write_stalls: AtomicU32::new(0),
             probed_at: AtomicU32::new(NOT_PROBED),
             last_ok_ms: AtomicU64::new(0),
         }
@@ -153,6 +158,18 @@ impl Health {
         self.failures
             .fetch_add(1, Ordering::Relaxed)
             .saturating_add(1)
+    }
+
+    /// A write timed out; returns the number of writes in a row that did.
+    pub(crate) fn record_write_stall(&self) -> u32 {
+        self.write_stalls
+            .fetch_add(1, Ordering::Relaxed)
+            .saturating_add(1)
+    }
+
+    /// A write was acked: the writer moves.
+    pub(crate) fn record_write_ok(&self) {
+        self.write_stalls.store(0, Ordering::Relaxed);
     }
 
     /// A probe passed: the connection is usable until further failures.
@@ -178,6 +195,11 @@ impl Health {
             NOT_PROBED => None,
             n => Some(n),
         };
+        // A probe only proves the bootstrap server answers, not that the writer sends:
+        // `max_failures` write timeouts in a row with no ack rebuild the connection.
+        if self.write_stalls.load(Ordering::Relaxed) >= policy.max_failures.max(1) {
+            return Action::Rebuild;
+        }
         decide(s.consecutive_failures, probed_at, s.idle_for, policy)
     }
 }
@@ -193,6 +215,21 @@ mod tests {
             idle_probe_after: Duration::from_secs(60),
             probe_timeout: Duration::from_secs(2),
         }
+    }
+
+    #[test]
+    fn writes_timing_out_rebuild_even_while_other_calls_succeed() {
+        let p = policy();
+        let h = Health::new();
+        for n in 1..=3 {
+            assert_eq!(h.decide(&p), Action::Use, "before stall {n}");
+            assert_eq!(h.record_write_stall(), n);
+            // A metadata or admin call the cluster answered in between.
+            h.record_ok();
+        }
+        assert_eq!(h.decide(&p), Action::Rebuild);
+        h.record_write_ok();
+        assert_eq!(h.decide(&p), Action::Use);
     }
 
     #[test]
