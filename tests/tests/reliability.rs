@@ -357,9 +357,12 @@ async fn a_tablet_server_killed_during_a_write_stream_loses_no_row_reported_writ
         let lost_all = lost;
         let lost_set: HashSet<i32> = lost_ids.into_iter().collect();
         // Three kinds of acked rows: saved before the kill (acked before its unsaved window),
-        // in that window (Fluss may drop them), and acked after the restart.
+        // in that window (Fluss may drop them), and acked after the restart. An ack that
+        // reaches the client while the TabletServer is dead was given before the kill (it was
+        // in flight), so the window runs until the server is back.
         let unsaved_from = killed - UNSAVED_WINDOW;
-        let in_window = |at: &Instant| *at >= unsaved_from && *at < killed;
+        let back = killed + restarted;
+        let in_window = |at: &Instant| *at >= unsaved_from && *at < back;
         let lost_in_window = acked
             .iter()
             .zip(&acked_at)
@@ -367,7 +370,7 @@ async fn a_tablet_server_killed_during_a_write_stream_loses_no_row_reported_writ
             .count();
         let acked_in_window = acked_at.iter().filter(|at| in_window(at)).count();
         let acked_saved = acked_at.iter().filter(|at| **at < unsaved_from).count();
-        let acked_after = acked_at.iter().filter(|at| **at >= killed).count();
+        let acked_after = acked_at.iter().filter(|at| **at >= back).count();
         let lost = lost - lost_in_window;
         println!(
             "[suite] kill -9 tablet ({kind} table): {requests} requests {statuses:?}; rows \
