@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use fluss::client::{AppendWriter, UpsertWriter, WriteResultFuture};
 use fluss::metadata::TablePath;
-use fluss::row::{Datum, GenericRow};
+use fluss::row::Datum;
 use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
-use gateway_core::codec::{PartialTarget, RowCodec, RowRef};
-use gateway_core::wire::{WriteOp, WriteRequest};
+use gateway_core::codec::{DecodedBatch, DecodedEntry, PartialTarget, RowCodec};
+use gateway_core::wire::{WriteOp, WriteRequest, ensure_row_limit};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::call::Call;
@@ -23,50 +23,28 @@ use crate::table::on_table;
 /// One entry's outcome, in input order.
 pub type Outcome = (String, Result<(), GatewayError>);
 
-/// A decoded row and the write it needs.
-enum Decoded {
-    Append(GenericRow<'static>),
-    Upsert(GenericRow<'static>),
-    Delete(GenericRow<'static>),
+/// What a write decodes its rows from.
+#[derive(Debug, Clone, Copy)]
+pub enum WriteInput<'a> {
+    /// A parsed request (NDJSON bodies, event records).
+    Request(&'a WriteRequest),
+    /// A JSON write body as received, decoded straight against the table's schema
+    /// ([`RowCodec::decode_write_body`]); more than `max_rows` entries is 413.
+    Json {
+        /// The body bytes.
+        body: &'a [u8],
+        /// Most entries allowed.
+        max_rows: usize,
+    },
 }
 
-/// Decodes every entry of `req` against `codec`. The first invalid entry rejects the batch with
-/// 400 naming the entry and column, before anything is submitted.
-fn decode_all(
-    codec: &RowCodec,
-    req: &WriteRequest,
-    target: Option<&PartialTarget>,
-) -> Result<Vec<Decoded>, GatewayError> {
-    let has_key = codec.has_primary_key();
-    req.entries
-        .iter()
-        .map(|entry| {
-            let row = RowRef::Entry(&entry.id);
-            match (entry.op, has_key) {
-                (WriteOp::Append, false) => codec.decode_full(row, &entry.row).map(Decoded::Append),
-                (WriteOp::Upsert, true) => match target {
-                    Some(t) => codec.decode_partial(row, &entry.row, t),
-                    None => codec.decode_full(row, &entry.row),
-                }
-                .map(Decoded::Upsert),
-                (WriteOp::Delete, true) => {
-                    codec.decode_delete(row, &entry.row).map(Decoded::Delete)
-                }
-                (op, true) => Err(GatewayError::invalid(format!(
-                    "{row}: `{op}` is not allowed on a primary-key table (use `upsert` or `delete`)"
-                ))),
-                (op, false) => Err(GatewayError::invalid(format!(
-                    "{row}: `{op}` is not allowed on a log table (use `append`)"
-                ))),
-            }
-        })
-        .collect()
-}
-
-impl Decoded {
-    fn row(&self) -> &GenericRow<'static> {
+impl WriteInput<'_> {
+    /// Every entry decoded against `codec`; the first invalid one rejects the batch (400 naming
+    /// the entry and column) before anything is submitted.
+    fn decode(&self, codec: &RowCodec) -> Result<DecodedBatch, GatewayError> {
         match self {
-            Decoded::Append(r) | Decoded::Upsert(r) | Decoded::Delete(r) => r,
+            WriteInput::Request(req) => codec.decode_request(req),
+            WriteInput::Json { body, max_rows } => codec.decode_write_body(body, *max_rows),
         }
     }
 }
@@ -79,7 +57,7 @@ impl Decoded {
 async fn ensure_partitions_exist(
     conn: &PooledConnection,
     handle: &TableHandle,
-    rows: &[Decoded],
+    rows: &[DecodedEntry],
     deadline: &Deadline,
 ) -> Result<(), GatewayError> {
     let keys = &handle.info().partition_keys;
@@ -94,7 +72,7 @@ async fn ensure_partitions_exist(
     for row in rows {
         let values: Option<Vec<String>> = positions
             .iter()
-            .map(|&p| row.row().values.get(p).and_then(partition_value))
+            .map(|&p| row.row.values.get(p).and_then(partition_value))
             .collect();
         let Some(values) = values else {
             return Ok(());
@@ -149,16 +127,16 @@ struct Writers {
 impl Writers {
     fn for_batch(
         handle: &TableHandle,
-        rows: &[Decoded],
+        rows: &[DecodedEntry],
         target: Option<&PartialTarget>,
     ) -> Result<Self, GatewayError> {
-        let needs = |f: fn(&Decoded) -> bool| rows.iter().any(f);
-        let append = if needs(|d| matches!(d, Decoded::Append(_))) {
+        let needs = |op: WriteOp| rows.iter().any(|r| r.op == op);
+        let append = if needs(WriteOp::Append) {
             Some(handle.append_writer()?)
         } else {
             None
         };
-        let upsert = if needs(|d| matches!(d, Decoded::Upsert(_))) {
+        let upsert = if needs(WriteOp::Upsert) {
             Some(match target {
                 Some(t) => handle.partial_update_writer(t.positions())?,
                 None => handle.upsert_writer()?,
@@ -167,7 +145,7 @@ impl Writers {
             None
         };
         // Deletes remove the whole row, whatever columns a partial update targets.
-        let delete = if needs(|d| matches!(d, Decoded::Delete(_))) {
+        let delete = if needs(WriteOp::Delete) {
             Some(handle.upsert_writer()?)
         } else {
             None
@@ -181,12 +159,13 @@ impl Writers {
 
     /// Hands one row to its writer. Synchronous: it blocks at most the pool's bounded
     /// `buffer-wait-timeout` when the writer buffer is full, then fails with 429.
-    fn submit(&self, row: &Decoded) -> Result<WriteResultFuture, GatewayError> {
+    fn submit(&self, entry: &DecodedEntry) -> Result<WriteResultFuture, GatewayError> {
         let missing = || GatewayError::internal("no writer was prepared for this row");
-        let submitted = match row {
-            Decoded::Append(r) => self.append.as_ref().ok_or_else(missing)?.append(r),
-            Decoded::Upsert(r) => self.upsert.as_ref().ok_or_else(missing)?.upsert(r),
-            Decoded::Delete(r) => self.delete.as_ref().ok_or_else(missing)?.delete(r),
+        let r = &entry.row;
+        let submitted = match entry.op {
+            WriteOp::Append => self.append.as_ref().ok_or_else(missing)?.append(r),
+            WriteOp::Upsert => self.upsert.as_ref().ok_or_else(missing)?.upsert(r),
+            WriteOp::Delete => self.delete.as_ref().ok_or_else(missing)?.delete(r),
         };
         submitted.map_err(|e| GatewayError::from(&e))
     }
@@ -204,12 +183,58 @@ pub async fn write(
     path: &TablePath,
     req: &WriteRequest,
 ) -> Result<Vec<Outcome>, GatewayError> {
-    let outcomes = on_table(pool, call, cluster, path, |conn, handle| async move {
-        write_batch(&conn, &handle, req, &call.deadline).await
-    })
-    .await;
+    let outcomes = write_input(pool, call, cluster, path, WriteInput::Request(req)).await;
     count_rows(cluster, req.entries.len(), &outcomes);
     outcomes
+}
+
+/// [`write`] of a JSON write body as received (`application/json` on the write route): its
+/// rows are decoded straight from the bytes against the cached schema. The body's own problems
+/// (400, or 413 for more than `max_rows` entries) come before any other refusal, as when the
+/// body is parsed before any I/O.
+pub async fn write_json(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    body: &[u8],
+    max_rows: usize,
+) -> Result<Vec<Outcome>, GatewayError> {
+    let outcomes = write_input(
+        pool,
+        call,
+        cluster,
+        path,
+        WriteInput::Json { body, max_rows },
+    )
+    .await;
+    let entries = match &outcomes {
+        Ok(outcomes) => outcomes.len(),
+        // A refusal before the rows were decoded (404, 503, …): the body may be the problem.
+        Err(_) => match WriteRequest::from_json_slice(body) {
+            Ok(req) => {
+                ensure_row_limit(req.entries.len(), max_rows)?;
+                req.entries.len()
+            }
+            Err(bad_body) => return Err(bad_body),
+        },
+    };
+    count_rows(cluster, entries, &outcomes);
+    outcomes
+}
+
+async fn write_input(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    input: WriteInput<'_>,
+) -> Result<Vec<Outcome>, GatewayError> {
+    on_table(pool, call, cluster, path, |conn, handle| async move {
+        let batch = input.decode(handle.codec())?;
+        write_batch(&conn, &handle, batch, &call.deadline).await
+    })
+    .await
 }
 
 /// Counts the rows of a batch by outcome; a refused batch is all failures (nothing written).
@@ -240,15 +265,14 @@ fn count_rows(cluster: &str, entries: usize, outcomes: &Result<Vec<Outcome>, Gat
 async fn write_batch(
     conn: &PooledConnection,
     handle: &TableHandle,
-    req: &WriteRequest,
+    batch: DecodedBatch,
     deadline: &Deadline,
 ) -> Result<Vec<Outcome>, GatewayError> {
     let codec = handle.codec();
-    let target = match &req.partial_update_columns {
-        Some(columns) => Some(codec.partial_target(columns)?),
-        None => None,
-    };
-    let rows = decode_all(codec, req, target.as_ref())?;
+    let DecodedBatch {
+        target,
+        entries: rows,
+    } = batch;
     ensure_partitions_exist(conn, handle, &rows, deadline).await?;
     let writers = Writers::for_batch(handle, &rows, target.as_ref())?;
     let pending = submit_all(&writers, rows.iter(), deadline)?;
@@ -267,12 +291,7 @@ async fn write_batch(
             format!("table `{}` does not exist", handle.path()),
         ));
     }
-    Ok(req
-        .entries
-        .iter()
-        .map(|e| e.id.clone())
-        .zip(outcomes)
-        .collect())
+    Ok(rows.into_iter().map(|e| e.id).zip(outcomes).collect())
 }
 
 /// A row's state after the submit loop.
@@ -285,7 +304,7 @@ enum Pending {
 /// submitted. A refusal of the very first row fails the request (nothing was written).
 fn submit_all<'r>(
     writers: &Writers,
-    rows: impl ExactSizeIterator<Item = &'r Decoded>,
+    rows: impl ExactSizeIterator<Item = &'r DecodedEntry>,
     deadline: &Deadline,
 ) -> Result<Vec<Pending>, GatewayError> {
     let mut pending = Vec::with_capacity(rows.len());
@@ -412,7 +431,7 @@ const LEADER_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_millis
 async fn resend_refused(
     conn: &PooledConnection,
     writers: &Writers,
-    rows: &[Decoded],
+    rows: &[DecodedEntry],
     key: &[usize],
     mut acks: Vec<Ack>,
     deadline: &Deadline,
@@ -454,12 +473,12 @@ async fn resend_refused(
 /// with the same key may have been written (acked or timed out): the re-sent row would land
 /// after it and undo it. Such a row fails with its refusal instead (not written). `key` holds
 /// the key columns' positions, empty for a log table (appends have no key to keep in order).
-fn keep_key_order(rows: &[Decoded], key: &[usize], acks: &mut [Ack]) {
+fn keep_key_order(rows: &[DecodedEntry], key: &[usize], acks: &mut [Ack]) {
     if key.is_empty() {
         return;
     }
-    fn key_of<'r>(row: &'r Decoded, key: &[usize]) -> Vec<Option<&'r Datum<'static>>> {
-        key.iter().map(|&p| row.row().values.get(p)).collect()
+    fn key_of<'r>(row: &'r DecodedEntry, key: &[usize]) -> Vec<Option<&'r Datum<'static>>> {
+        key.iter().map(|&p| row.row.values.get(p)).collect()
     }
     let mut maybe_written = HashSet::new();
     for (row, ack) in rows.iter().zip(acks.iter_mut()).rev() {
@@ -504,12 +523,17 @@ pub async fn has_primary_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fluss::row::GenericRow;
 
-    fn upsert(id: i32, name: &str) -> Decoded {
+    fn upsert(id: i32, name: &str) -> DecodedEntry {
         let mut row = GenericRow::new(2);
         row.set_field(0, id);
         row.set_field(1, name.to_owned());
-        Decoded::Upsert(row)
+        DecodedEntry {
+            id: format!("e{id}"),
+            op: WriteOp::Upsert,
+            row,
+        }
     }
 
     fn refused() -> Ack {

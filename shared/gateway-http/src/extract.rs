@@ -136,6 +136,13 @@ impl Input {
         NdjsonBody::parse(&body)
     }
 
+    /// The body bytes of a JSON body, unparsed (the write route decodes them against the table
+    /// schema): 415 unless declared JSON, 413/400 when unreadable.
+    pub fn json_bytes(self) -> Result<Bytes, GatewayError> {
+        ensure_json_content_type(&self.headers)?;
+        self.body.map_err(body_error)
+    }
+
     /// The body as `T`: 415 unless declared JSON, 413/400 when unreadable, 400 naming the
     /// problem when it does not parse (see [`ParseBody`]).
     pub fn json<T: ParseBody>(self) -> Result<T, GatewayError> {

@@ -86,12 +86,12 @@ impl PartialTarget {
 }
 
 /// A value error on its way up: the message, and the path below the column (innermost last).
-struct ValueError {
+pub(super) struct ValueError {
     path: Vec<PathSeg>,
     message: String,
 }
 
-enum PathSeg {
+pub(super) enum PathSeg {
     Index(usize),
     Field(String),
     Key(String),
@@ -126,10 +126,53 @@ impl ValueError {
     }
 }
 
-type VResult<T> = Result<T, ValueError>;
+pub(super) type VResult<T> = Result<T, ValueError>;
 
 fn expected(what: &str, got: &Value) -> ValueError {
-    ValueError::new(format!("expects {what}, got {}", json_kind(got)))
+    expected_kind(what, json_kind(got))
+}
+
+fn expected_kind(what: &str, kind: &str) -> ValueError {
+    ValueError::new(format!("expects {what}, got {kind}"))
+}
+
+/// A JSON scalar as the value rules see it: borrowed from a parsed [`Value`], or handed over by
+/// the parser itself (the streaming decoder, `stream`), so both paths apply one set of rules.
+#[derive(Debug, Clone)]
+pub(super) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    Str(&'a str),
+    /// An array or an object where a scalar was expected: only its kind word matters.
+    Composite(&'static str),
+}
+
+impl<'a> Scalar<'a> {
+    fn of(v: &'a Value) -> Self {
+        match v {
+            Value::Null => Scalar::Null,
+            Value::Bool(b) => Scalar::Bool(*b),
+            Value::Number(n) => Scalar::Number(n.clone()),
+            Value::String(s) => Scalar::Str(s),
+            other => Scalar::Composite(json_kind(other)),
+        }
+    }
+
+    /// The kind word of messages ("a string"), as [`json_kind`] says it.
+    fn kind(&self) -> &'static str {
+        match self {
+            Scalar::Null => "null",
+            Scalar::Bool(_) => "a boolean",
+            Scalar::Number(_) => "a number",
+            Scalar::Str(_) => "a string",
+            Scalar::Composite(kind) => kind,
+        }
+    }
+}
+
+fn expected_scalar(what: &str, got: &Scalar<'_>) -> ValueError {
+    expected_kind(what, got.kind())
 }
 
 impl RowCodec {
@@ -341,72 +384,6 @@ fn decode_value(dt: &DataType, v: &Value, depth: usize) -> VResult<Datum<'static
         };
     }
     Ok(match dt {
-        DataType::Boolean(_) => match v {
-            Value::Bool(b) => Datum::Bool(*b),
-            _ => return Err(expected("a boolean", v)),
-        },
-        DataType::TinyInt(_) => {
-            Datum::Int8(integer(v, "TINYINT", i8::MIN as i64, i8::MAX as i64)? as i8)
-        }
-        DataType::SmallInt(_) => {
-            Datum::Int16(integer(v, "SMALLINT", i16::MIN as i64, i16::MAX as i64)? as i16)
-        }
-        DataType::Int(_) => {
-            Datum::Int32(integer(v, "INT", i32::MIN as i64, i32::MAX as i64)? as i32)
-        }
-        DataType::BigInt(_) => Datum::Int64(integer(v, "BIGINT", i64::MIN, i64::MAX)?),
-        DataType::Float(_) => {
-            let f = float(v)?;
-            let narrowed = f as f32;
-            if f.is_finite() && !narrowed.is_finite() {
-                return Err(ValueError::new(format!(
-                    "value {f} is out of range for FLOAT"
-                )));
-            }
-            Datum::Float32(narrowed.into())
-        }
-        DataType::Double(_) => Datum::Float64(float(v)?.into()),
-        DataType::Char(c) => {
-            let s = string(v)?;
-            let len = c.length() as usize;
-            if s.chars().count() > len {
-                return Err(ValueError::new(format!(
-                    "is longer than CHAR({len}) allows ({} characters)",
-                    s.chars().count()
-                )));
-            }
-            Datum::String(s.to_owned().into())
-        }
-        DataType::String(_) => Datum::String(string(v)?.to_owned().into()),
-        DataType::Bytes(_) => Datum::Blob(bytes(v)?.into()),
-        DataType::Binary(b) => {
-            let data = bytes(v)?;
-            let len = b.length();
-            if data.len() != len {
-                return Err(ValueError::new(format!(
-                    "expects exactly {len} bytes for BINARY({len}), got {}",
-                    data.len()
-                )));
-            }
-            Datum::Blob(data.into())
-        }
-        DataType::Decimal(d) => Datum::Decimal(decimal(v, d.precision(), d.scale())?),
-        DataType::Date(_) => Datum::Date(Date::new(date(v)?)),
-        DataType::Time(t) => Datum::Time(Time::new(time(v, t.precision())?)),
-        DataType::Timestamp(t) => {
-            let (ms, ns) = timestamp_ntz(v, t.precision())?;
-            Datum::TimestampNtz(
-                TimestampNtz::from_millis_nanos(ms, ns)
-                    .map_err(|_| ValueError::new("is out of the TIMESTAMP range"))?,
-            )
-        }
-        DataType::TimestampLTz(t) => {
-            let (ms, ns) = timestamp_ltz(v, t.precision())?;
-            Datum::TimestampLtz(
-                TimestampLtz::from_millis_nanos(ms, ns)
-                    .map_err(|_| ValueError::new("is out of the TIMESTAMP_LTZ range"))?,
-            )
-        }
         DataType::Array(a) => Datum::Array(array(a.get_element_type(), v, depth + 1)?),
         DataType::Map(m) => map(m.key_type(), m.value_type(), v, depth + 1)?,
         DataType::Row(r) => {
@@ -427,6 +404,104 @@ fn decode_value(dt: &DataType, v: &Value, depth: usize) -> VResult<Datum<'static
             }
             Datum::Row(Box::new(GenericRow::from_data(values)))
         }
+        _ => return decode_scalar(dt, Scalar::of(v)),
+    })
+}
+
+/// A nested (or any) value of `dt` at column level, `None` when the rules refuse it.
+pub(super) fn decode_value_at(dt: &DataType, v: &Value) -> Option<Datum<'static>> {
+    decode_value(dt, v, 0).ok()
+}
+
+/// Whether values of `dt` are JSON scalars (everything but ARRAY, MAP and ROW).
+pub(super) fn is_scalar_type(dt: &DataType) -> bool {
+    !matches!(dt, DataType::Array(_) | DataType::Map(_) | DataType::Row(_))
+}
+
+/// One scalar value of the scalar type `dt` (see [`is_scalar_type`]).
+pub(super) fn decode_scalar(dt: &DataType, v: Scalar<'_>) -> VResult<Datum<'static>> {
+    if let Scalar::Null = v {
+        return if dt.is_nullable() {
+            Ok(Datum::Null)
+        } else {
+            Err(ValueError::new("must not be null"))
+        };
+    }
+    Ok(match dt {
+        DataType::Boolean(_) => match v {
+            Scalar::Bool(b) => Datum::Bool(b),
+            _ => return Err(expected_scalar("a boolean", &v)),
+        },
+        DataType::TinyInt(_) => {
+            Datum::Int8(integer(&v, "TINYINT", i8::MIN as i64, i8::MAX as i64)? as i8)
+        }
+        DataType::SmallInt(_) => {
+            Datum::Int16(integer(&v, "SMALLINT", i16::MIN as i64, i16::MAX as i64)? as i16)
+        }
+        DataType::Int(_) => {
+            Datum::Int32(integer(&v, "INT", i32::MIN as i64, i32::MAX as i64)? as i32)
+        }
+        DataType::BigInt(_) => Datum::Int64(integer(&v, "BIGINT", i64::MIN, i64::MAX)?),
+        DataType::Float(_) => {
+            let f = float(&v)?;
+            let narrowed = f as f32;
+            if f.is_finite() && !narrowed.is_finite() {
+                return Err(ValueError::new(format!(
+                    "value {f} is out of range for FLOAT"
+                )));
+            }
+            Datum::Float32(narrowed.into())
+        }
+        DataType::Double(_) => Datum::Float64(float(&v)?.into()),
+        DataType::Char(c) => {
+            let s = string(&v)?;
+            let len = c.length() as usize;
+            if s.chars().count() > len {
+                return Err(ValueError::new(format!(
+                    "is longer than CHAR({len}) allows ({} characters)",
+                    s.chars().count()
+                )));
+            }
+            Datum::String(s.to_owned().into())
+        }
+        DataType::String(_) => Datum::String(string(&v)?.to_owned().into()),
+        DataType::Bytes(_) => Datum::Blob(bytes(&v)?.into()),
+        DataType::Binary(b) => {
+            let data = bytes(&v)?;
+            let len = b.length();
+            if data.len() != len {
+                return Err(ValueError::new(format!(
+                    "expects exactly {len} bytes for BINARY({len}), got {}",
+                    data.len()
+                )));
+            }
+            Datum::Blob(data.into())
+        }
+        DataType::Decimal(d) => Datum::Decimal(decimal(&v, d.precision(), d.scale())?),
+        DataType::Date(_) => Datum::Date(Date::new(date(&v)?)),
+        DataType::Time(t) => Datum::Time(Time::new(time(&v, t.precision())?)),
+        DataType::Timestamp(t) => {
+            let (ms, ns) = timestamp_ntz(&v, t.precision())?;
+            Datum::TimestampNtz(
+                TimestampNtz::from_millis_nanos(ms, ns)
+                    .map_err(|_| ValueError::new("is out of the TIMESTAMP range"))?,
+            )
+        }
+        DataType::TimestampLTz(t) => {
+            let (ms, ns) = timestamp_ltz(&v, t.precision())?;
+            Datum::TimestampLtz(
+                TimestampLtz::from_millis_nanos(ms, ns)
+                    .map_err(|_| ValueError::new("is out of the TIMESTAMP_LTZ range"))?,
+            )
+        }
+        DataType::Array(_) => return Err(expected_scalar("an array", &v)),
+        DataType::Map(_) => {
+            return Err(expected_scalar(
+                "an object or an array of {\"key\",\"value\"} entries",
+                &v,
+            ));
+        }
+        DataType::Row(_) => return Err(expected_scalar("an object", &v)),
     })
 }
 
@@ -440,25 +515,25 @@ fn check_depth(depth: usize) -> VResult<()> {
     }
 }
 
-fn string(v: &Value) -> VResult<&str> {
+fn string<'a>(v: &Scalar<'a>) -> VResult<&'a str> {
     match v {
-        Value::String(s) => Ok(s),
-        _ => Err(expected("a string", v)),
+        Scalar::Str(s) => Ok(s),
+        _ => Err(expected_scalar("a string", v)),
     }
 }
 
-fn bytes(v: &Value) -> VResult<Vec<u8>> {
+fn bytes(v: &Scalar<'_>) -> VResult<Vec<u8>> {
     BASE64
-        .decode(string(v).map_err(|_| expected("a base64 string", v))?)
+        .decode(string(v).map_err(|_| expected_scalar("a base64 string", v))?)
         .map_err(|_| ValueError::new("is not valid base64"))
 }
 
 /// An integer from a JSON number or a base-10 string, range-checked, never through `f64` for
 /// integer literals; integral forms such as `1.0` or `"1e2"` are accepted.
-fn integer(v: &Value, ty: &str, min: i64, max: i64) -> VResult<i64> {
+fn integer(v: &Scalar<'_>, ty: &str, min: i64, max: i64) -> VResult<i64> {
     let out_of_range = || ValueError::new(format!("is out of range for {ty}"));
     let n: i64 = match v {
-        Value::Number(n) => {
+        Scalar::Number(n) => {
             if let Some(i) = n.as_i64() {
                 i
             } else if n.is_u64() {
@@ -484,7 +559,7 @@ fn integer(v: &Value, ty: &str, min: i64, max: i64) -> VResult<i64> {
                 f as i64
             }
         }
-        Value::String(s) => match s.parse::<i64>() {
+        Scalar::Str(s) => match s.parse::<i64>() {
             Ok(i) => i,
             Err(_) => {
                 if huge_exponent(s) {
@@ -508,7 +583,7 @@ fn integer(v: &Value, ty: &str, min: i64, max: i64) -> VResult<i64> {
                 i64::try_from(int).map_err(|_| out_of_range())?
             }
         },
-        _ => return Err(expected(&format!("an integer for {ty}"), v)),
+        _ => return Err(expected_scalar(&format!("an integer for {ty}"), v)),
     };
     if n < min || n > max {
         return Err(out_of_range());
@@ -525,12 +600,12 @@ fn clip(s: &str) -> String {
     }
 }
 
-fn float(v: &Value) -> VResult<f64> {
+fn float(v: &Scalar<'_>) -> VResult<f64> {
     match v {
-        Value::Number(n) => n
+        Scalar::Number(n) => n
             .as_f64()
             .ok_or_else(|| ValueError::new("is not a valid floating-point number")),
-        Value::String(s) => match s.as_str() {
+        Scalar::Str(s) => match *s {
             "NaN" => Ok(f64::NAN),
             "Infinity" => Ok(f64::INFINITY),
             "-Infinity" => Ok(f64::NEG_INFINITY),
@@ -548,16 +623,16 @@ fn float(v: &Value) -> VResult<f64> {
                 Ok(f)
             }
         },
-        _ => Err(expected("a number", v)),
+        _ => Err(expected_scalar("a number", v)),
     }
 }
 
 /// A DECIMAL(p, s) from a string or number. Extra fraction digits are accepted only when they
 /// are zeros; nothing is rounded.
-fn decimal(v: &Value, precision: u32, scale: u32) -> VResult<Decimal> {
+fn decimal(v: &Scalar<'_>, precision: u32, scale: u32) -> VResult<Decimal> {
     let text: std::borrow::Cow<'_, str> = match v {
-        Value::String(s) => s.as_str().into(),
-        Value::Number(n) => {
+        Scalar::Str(s) => (*s).into(),
+        Scalar::Number(n) => {
             let text = n.to_string();
             // A fractional JSON number was parsed into an f64; only up to 15 significant digits
             // are guaranteed to survive that, so longer ones may already be rounded.
@@ -568,16 +643,25 @@ fn decimal(v: &Value, precision: u32, scale: u32) -> VResult<Decimal> {
             }
             text.into()
         }
-        _ => return Err(expected("a decimal string or number", v)),
+        _ => return Err(expected_scalar("a decimal string or number", v)),
     };
-    if huge_exponent(&text) {
+    match plain_compact_decimal(&text, precision, scale) {
+        Some(d) => Ok(d),
+        None => big_decimal(&text, precision, scale),
+    }
+}
+
+/// A DECIMAL(p, s) from its text through BigDecimal: every form (exponents, wide precisions),
+/// and the words of every refusal.
+fn big_decimal(text: &str, precision: u32, scale: u32) -> VResult<Decimal> {
+    if huge_exponent(text) {
         return Err(ValueError::new(format!(
             "is not a DECIMAL({precision}, {scale}) value: \"{}\"",
-            clip(&text)
+            clip(text)
         )));
     }
-    let d = BigDecimal::from_str(&text)
-        .map_err(|_| ValueError::new(format!("expects a decimal, got \"{}\"", clip(&text))))?;
+    let d = BigDecimal::from_str(text)
+        .map_err(|_| ValueError::new(format!("expects a decimal, got \"{}\"", clip(text))))?;
     let d = d.normalized();
     if d.fractional_digit_count() > i64::from(scale) {
         return Err(ValueError::new(format!(
@@ -595,6 +679,44 @@ fn decimal(v: &Value, precision: u32, scale: u32) -> VResult<Decimal> {
             "does not fit DECIMAL({precision}, {scale}): {text}"
         ))
     })
+}
+
+/// Digits of a plain decimal text (`-?D+(.D+)?`) that fits a compact DECIMAL(p, s) (p ≤ 18),
+/// turned into the unscaled value with integer arithmetic. Any other text, and any value the
+/// BigDecimal path would refuse, is `None`: that path decides it (and words the error). Gives the
+/// same value as that path for every text it takes (checked by a property test).
+fn plain_compact_decimal(text: &str, precision: u32, scale: u32) -> Option<Decimal> {
+    if precision > fluss::row::MAX_COMPACT_PRECISION || scale > precision {
+        return None;
+    }
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() || !all_digits(int) || (digits.contains('.') && frac.is_empty()) {
+        return None;
+    }
+    if !all_digits(frac) {
+        return None;
+    }
+    // Extra fraction digits are accepted only when they are zeros; nothing is rounded.
+    let frac = frac.trim_end_matches('0');
+    let int = int.trim_start_matches('0');
+    if frac.len() > scale as usize || int.len() + scale as usize > precision as usize {
+        return None;
+    }
+    // At most 18 digits in all: no overflow of an i64.
+    let mut unscaled: i64 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        unscaled = unscaled * 10 + i64::from(b - b'0');
+    }
+    unscaled *= 10i64.pow(scale - frac.len() as u32);
+    if negative {
+        unscaled = -unscaled;
+    }
+    Decimal::from_unscaled_long(unscaled, precision, scale).ok()
 }
 
 /// Whether a number's text has an exponent so large (or malformed) that BigDecimal would
@@ -636,8 +758,8 @@ fn significant_digits(text: &str) -> usize {
 }
 
 /// `YYYY-MM-DD` (a leading `-` for years before year 0) → days since 1970-01-01.
-fn date(v: &Value) -> VResult<i32> {
-    let s = string(v).map_err(|_| expected("a date string \"YYYY-MM-DD\"", v))?;
+fn date(v: &Scalar<'_>) -> VResult<i32> {
+    let s = string(v).map_err(|_| expected_scalar("a date string \"YYYY-MM-DD\"", v))?;
     let d = parse_date(s).ok_or_else(|| {
         ValueError::new(format!(
             "expects a date \"YYYY-MM-DD\", got \"{}\"",
@@ -687,10 +809,12 @@ fn fraction_digits(time_part: &str) -> usize {
     }
 }
 
-fn check_fraction(s: &str, digits: usize, max: u32, ty: &str) -> VResult<()> {
+/// `ty(precision)` names the type in the message, formatted only when it is needed: this runs
+/// for every time value written.
+fn check_fraction(s: &str, digits: usize, max: u32, ty: &str, precision: u32) -> VResult<()> {
     if digits > max as usize {
         return Err(ValueError::new(format!(
-            "has {digits} fraction digits, more than {ty} allows ({max}): \"{}\"",
+            "has {digits} fraction digits, more than {ty}({precision}) allows ({max}): \"{}\"",
             clip(s)
         )));
     }
@@ -698,8 +822,8 @@ fn check_fraction(s: &str, digits: usize, max: u32, ty: &str) -> VResult<()> {
 }
 
 /// `HH:MM:SS[.fff]` → milliseconds of the day. Fluss stores TIME with millisecond resolution.
-fn time(v: &Value, precision: u32) -> VResult<i32> {
-    let s = string(v).map_err(|_| expected("a time string \"HH:MM:SS[.fff]\"", v))?;
+fn time(v: &Scalar<'_>, precision: u32) -> VResult<i32> {
+    let s = string(v).map_err(|_| expected_scalar("a time string \"HH:MM:SS[.fff]\"", v))?;
     let bad = || {
         ValueError::new(format!(
             "expects a time \"HH:MM:SS[.fff]\", got \"{}\"",
@@ -711,12 +835,7 @@ fn time(v: &Value, precision: u32) -> VResult<i32> {
         return Err(bad());
     }
     let t = jiff::civil::Time::from_str(s).map_err(|_| bad())?;
-    check_fraction(
-        s,
-        fraction_digits(s),
-        precision.min(3),
-        &format!("TIME({precision})"),
-    )?;
+    check_fraction(s, fraction_digits(s), precision.min(3), "TIME", precision)?;
     Ok(
         (t.hour() as i32 * 3600 + t.minute() as i32 * 60 + t.second() as i32) * 1000
             + t.subsec_nanosecond() / 1_000_000,
@@ -752,12 +871,12 @@ fn epoch_millis(n: &serde_json::Number, ty: &str) -> VResult<(i64, i32)> {
 }
 
 /// Zone-free ISO date-time (`T` separator) or epoch millis → (epoch millis, nanos of milli).
-fn timestamp_ntz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
+fn timestamp_ntz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32)> {
     let s = match v {
-        Value::Number(n) => return epoch_millis(n, "TIMESTAMP"),
-        Value::String(s) => s,
+        Scalar::Number(n) => return epoch_millis(n, "TIMESTAMP"),
+        Scalar::Str(s) => *s,
         _ => {
-            return Err(expected(
+            return Err(expected_scalar(
                 "an ISO-8601 date-time string or epoch milliseconds",
                 v,
             ));
@@ -786,7 +905,8 @@ fn timestamp_ntz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
         s,
         fraction_digits(time_part),
         precision,
-        &format!("TIMESTAMP({precision})"),
+        "TIMESTAMP",
+        precision,
     )?;
     let nanos = i128::from(days_since_epoch(date)) * 86_400_000_000_000
         + i128::from(time.hour()) * 3_600_000_000_000
@@ -797,12 +917,12 @@ fn timestamp_ntz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
 }
 
 /// ISO date-time with `Z` or an offset, or epoch millis → (epoch millis, nanos of milli).
-fn timestamp_ltz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
+fn timestamp_ltz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32)> {
     let s = match v {
-        Value::Number(n) => return epoch_millis(n, "TIMESTAMP_LTZ"),
-        Value::String(s) => s,
+        Scalar::Number(n) => return epoch_millis(n, "TIMESTAMP_LTZ"),
+        Scalar::Str(s) => *s,
         _ => {
-            return Err(expected(
+            return Err(expected_scalar(
                 "an ISO-8601 date-time string or epoch milliseconds",
                 v,
             ));
@@ -830,7 +950,8 @@ fn timestamp_ltz(v: &Value, precision: u32) -> VResult<(i64, i32)> {
         s,
         fraction_digits(time_part),
         precision,
-        &format!("TIMESTAMP_LTZ({precision})"),
+        "TIMESTAMP_LTZ",
+        precision,
     )?;
     split_millis(ts.as_nanosecond())
 }

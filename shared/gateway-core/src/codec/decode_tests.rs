@@ -32,8 +32,15 @@ fn obj(v: Value) -> Map<String, Value> {
 }
 
 fn ok(c: &RowCodec, v: Value) -> GenericRow<'static> {
-    c.decode_full(RowRef::Entry("e1"), &obj(json!({ "v": v.clone() })))
-        .unwrap_or_else(|e| panic!("{v}: {e}"))
+    let row = c
+        .decode_full(RowRef::Entry("e1"), &obj(json!({ "v": v.clone() })))
+        .unwrap_or_else(|e| panic!("{v}: {e}"));
+    assert_eq!(
+        streamed(c, &v).as_ref(),
+        Some(&row),
+        "{v}: the streaming decoder must give the same row"
+    );
+    row
 }
 
 fn err(c: &RowCodec, v: Value) -> String {
@@ -41,9 +48,27 @@ fn err(c: &RowCodec, v: Value) -> String {
         Ok(r) => panic!("{v} was accepted as {:?}", r.values),
         Err(e) => {
             assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
+            assert_eq!(
+                streamed(c, &v),
+                None,
+                "{v}: the streaming decoder must give up"
+            );
             e.message().to_owned()
         }
     }
+}
+
+/// `{"v": v}` written as one entry of a JSON write body and decoded by the streaming path, so
+/// that every value rule below is checked on both paths.
+fn streamed(c: &RowCodec, v: &Value) -> Option<GenericRow<'static>> {
+    let op = if c.has_primary_key() {
+        "upsert"
+    } else {
+        "append"
+    };
+    let body = json!({"entries": [{"id": "e1", op: {"v": v}}]}).to_string();
+    c.decode_write_streaming(body.as_bytes(), 10)
+        .map(|mut entries| entries.remove(0).row)
 }
 
 fn datum(c: &RowCodec, v: Value) -> Datum<'static> {
@@ -727,4 +752,48 @@ fn partition_values_that_fluss_cannot_store_are_refused_wherever_they_come_from(
     // The same value in a column that is not a partition column is plain data.
     let fine = obj(json!({"tenant": "x\u{7f}y", "id": 1, "dt": "2026-12-03"}));
     assert!(c.decode_key(RowRef::Key(0), &fine).is_ok());
+}
+
+mod compact_decimals {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// The integer path for plain decimal text gives the BigDecimal path's value, precision
+        /// and scale, and leaves to it only what it refuses.
+        #[test]
+        fn plain_text_takes_the_integer_path_with_the_bigdecimal_value(
+            text in "-?[0-9]{1,20}(\\.[0-9]{1,12})?",
+            precision in 1u32..=18,
+            scale in 0u32..=18,
+        ) {
+            let scale = scale.min(precision);
+            let slow = big_decimal(&text, precision, scale);
+            match plain_compact_decimal(&text, precision, scale) {
+                Some(fast) => {
+                    let slow = slow.map_err(|e| e.message).expect("BigDecimal accepts");
+                    prop_assert_eq!(fast.precision(), slow.precision());
+                    prop_assert_eq!(fast.scale(), slow.scale());
+                    prop_assert_eq!(fast.to_unscaled_long().unwrap(), slow.to_unscaled_long().unwrap());
+                }
+                None => prop_assert!(slow.is_err(), "{} fits DECIMAL({}, {}) but took the slow path", text, precision, scale),
+            }
+        }
+    }
+
+    #[test]
+    fn other_forms_are_left_to_bigdecimal() {
+        for text in [
+            "+1", "1.", ".5", "1e2", "1E-2", " 1", "0x10", "1_000", "--1", "-",
+        ] {
+            assert!(plain_compact_decimal(text, 18, 4).is_none(), "{text}");
+        }
+        // Wide precisions are BigDecimal's too.
+        assert!(plain_compact_decimal("1.5", 19, 4).is_none());
+        assert_eq!(
+            plain_compact_decimal("-0012.3400", 10, 4).map(|d| d.to_unscaled_long().unwrap()),
+            Some(-123_400)
+        );
+    }
 }

@@ -3,10 +3,12 @@
 //! A [`RowCodec`] is built once per (table id, schema id) and cached with the table: it knows each
 //! column's position, type and nullability, so decoding a row is one pass over the JSON object
 //! with no lookups into Fluss metadata. Decoding follows the Fluss Gateway 1.0 rules (see
-//! `decode`); encoding renders rows for lookups (see [`encode`]).
+//! `decode`); a JSON write body is decoded straight from its bytes when it can be (see `stream`,
+//! [`RowCodec::decode_write_body`]); encoding renders rows for lookups (see [`encode`]).
 
 mod decode;
 pub mod encode;
+mod stream;
 
 use std::collections::HashMap;
 
@@ -15,6 +17,7 @@ use fluss::metadata::{DataType, RowType, TableInfo};
 use crate::error::GatewayError;
 
 pub use decode::{MAX_NESTING_DEPTH, PartialTarget, RowRef};
+pub use stream::{DecodedBatch, DecodedEntry};
 
 /// One column as the codec sees it.
 #[derive(Debug, Clone)]

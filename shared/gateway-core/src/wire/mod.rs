@@ -45,6 +45,7 @@ pub use lookup::{
 };
 pub use records::{
     NdjsonBody, WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess,
+    ensure_row_limit,
 };
 
 /// One row as a JSON object keyed by column name. Values are decoded against the table schema

@@ -98,6 +98,16 @@ impl<'de> Deserialize<'de> for WriteRequest {
     }
 }
 
+/// 413 `limit_exceeded` for a write of more than `max_rows` entries.
+pub fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayError> {
+    if entries > max_rows {
+        return Err(GatewayError::limit(format!(
+            "the request has {entries} entries; at most {max_rows} are allowed"
+        )));
+    }
+    Ok(())
+}
+
 /// A write body in newline-delimited JSON (`application/x-ndjson`), as log shippers send it:
 /// each line is a bare row or an entry in the JSON form (`{"id":…,"append":{…}}`). Entry ids
 /// default to the line number; blank lines are skipped (and still counted). A bare row's

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -21,7 +22,7 @@ use axum::routing::post;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
-use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse};
+use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse, ensure_row_limit};
 use tokio::sync::Semaphore;
 
 use crate::admission::enter_gate;
@@ -105,18 +106,19 @@ async fn write_records(
             )
         }),
     };
+    let max_rows = state.limits.max_rows;
     let body = if input.is_ndjson() {
         let lines = input.ndjson()?;
-        ensure_row_limit(lines.len(), state.limits.max_rows)?;
+        ensure_row_limit(lines.len(), max_rows)?;
         Body::Lines(lines)
     } else {
-        let req: WriteRequest = input.json()?;
-        ensure_row_limit(req.entries.len(), state.limits.max_rows)?;
-        Body::Json(req)
+        // Decoded against the table's schema once the table is known (fluss-ops).
+        Body::Json(input.json_bytes()?)
     };
-    let permit = enter_gate(&state.gate, "write")?;
+    let refine = body.refiner(max_rows);
+    let permit = enter_gate(&state.gate, "write").map_err(&refine)?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
-    state.pool.cluster(&params.cluster)?;
+    state.pool.cluster(&params.cluster).map_err(&refine)?;
     let run = {
         let (pool, call, cluster, path) = (
             state.pool.clone(),
@@ -126,11 +128,11 @@ async fn write_records(
         );
         async move {
             let _permit = permit;
-            write_body(&pool, &call, &cluster, &path, body).await
+            write_body(&pool, &call, &cluster, &path, body, max_rows).await
         }
     };
     let (response, replayed) = match (&state.idempotency, key) {
-        (Some(store), Some(key)) => idempotent(store, &ctx, key, run).await?,
+        (Some(store), Some(key)) => idempotent(store, &ctx, key, run, refine).await?,
         _ => (render(&run.await?)?, None),
     };
     // One line per request, never per row; no row values.
@@ -182,13 +184,14 @@ async fn idempotent(
     ctx: &RequestCtx,
     key: ScopedKey,
     run: impl std::future::Future<Output = Result<WriteResponse, GatewayError>> + Send + 'static,
+    refine: impl Fn(GatewayError) -> GatewayError + Send + 'static,
 ) -> Result<(Answer, Option<bool>), GatewayError> {
     let store = store.clone();
     let request_id = ctx.request_id.clone();
     let remaining = ctx.call.deadline.remaining();
     let task = tokio::spawn(async move {
         let owner = uuid::Uuid::new_v4().to_string();
-        match store.claim(&key, &owner, remaining).await? {
+        match store.claim(&key, &owner, remaining).await.map_err(refine)? {
             Claim::Run => {}
             Claim::Replay(Kept { body, partial, .. }) => {
                 let kept: WriteResponse = serde_json::from_slice(&body).map_err(|e| {
@@ -262,35 +265,52 @@ async fn write_body(
     cluster: &str,
     path: &fluss::metadata::TablePath,
     body: Body,
+    max_rows: usize,
 ) -> Result<WriteResponse, GatewayError> {
-    let req = match body {
-        Body::Json(req) => req,
+    let outcomes = match body {
+        Body::Json(bytes) => {
+            fluss_ops::write::write_json(pool, call, cluster, path, &bytes, max_rows).await?
+        }
         Body::Lines(lines) => {
             let primary_key = lines.has_bare_rows()
                 && fluss_ops::write::has_primary_key(pool, call, cluster, path).await?;
-            lines.resolve(primary_key)
+            fluss_ops::write::write(pool, call, cluster, path, &lines.resolve(primary_key)).await?
         }
     };
-    let outcomes = fluss_ops::write::write(pool, call, cluster, path, &req).await?;
     Ok(WriteResponse::from_outcomes(outcomes))
 }
 
 /// A write body in either of its media types.
 enum Body {
-    /// `application/json`: the Fluss Gateway's form.
-    Json(WriteRequest),
-    /// `application/x-ndjson`: one row or entry per line.
+    /// `application/json`: the Fluss Gateway's form, as received; its rows are decoded straight
+    /// from the bytes once the table's schema is known.
+    Json(Bytes),
+    /// `application/x-ndjson`: one row or entry per line, parsed and checked.
     Lines(NdjsonBody),
 }
 
-/// 413 `limit_exceeded` for more than `max_rows` entries.
-fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayError> {
-    if entries > max_rows {
-        return Err(GatewayError::limit(format!(
-            "the request has {entries} entries; at most {max_rows} are allowed"
-        )));
+impl Body {
+    /// What turns a refusal raised before the rows are decoded (a full gate, an unknown
+    /// cluster, an unreachable idempotency store) into the body's own 400 or 413 when the body
+    /// is bad: the JSON body is only read with its table, but a bad body is still answered as
+    /// such first, as when every body was parsed before any check.
+    fn refiner(&self, max_rows: usize) -> impl Fn(GatewayError) -> GatewayError + Send + 'static {
+        let json = match self {
+            Body::Json(bytes) => Some(bytes.clone()),
+            Body::Lines(_) => None,
+        };
+        move |refusal| {
+            let Some(body) = &json else {
+                return refusal;
+            };
+            match WriteRequest::from_json_slice(body)
+                .and_then(|req| ensure_row_limit(req.entries.len(), max_rows))
+            {
+                Err(bad_body) => bad_body,
+                Ok(()) => refusal,
+            }
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,682 @@
+//! Write bodies decoded straight into Fluss rows: one pass of the JSON parser over the body with
+//! the table's schema in hand (a chain of `DeserializeSeed`s), no `serde_json::Value` between
+//! the bytes and the row.
+//!
+//! The streaming path only ever *accepts*. Anything it does not take whole — an error of any
+//! kind, `partial_update_columns`, the rare shapes serde also reads (a struct as an array) — is
+//! decoded again by the reference path ([`WriteRequest`] then [`RowCodec::decode_request`]),
+//! which gives the answer and its message. So both paths accept the same bodies with the same
+//! rows (the fuzz target `stream_vs_reference` checks exactly that), every message stays the
+//! reference path's, and a rejected body costs one more parse, which only bad input pays.
+//!
+//! Values go through the same rules as the reference path: scalars through
+//! `decode::decode_scalar` (fed by the parser instead of a `Value`), nested ARRAY / MAP / ROW
+//! values through a strict `Value` and `decode_value`, as before.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use fluss::row::{Datum, GenericRow};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Number;
+
+use super::decode::{Scalar, decode_scalar, decode_value_at, is_scalar_type};
+use super::{PartialTarget, RowCodec, RowRef};
+use crate::error::GatewayError;
+use crate::names::check_partition_value;
+use crate::wire::{StrictValue, WriteOp, WriteRequest, ensure_row_limit};
+
+/// One write entry decoded against the table: its id, its operation and its row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedEntry {
+    /// The caller's id, echoed in the outcome.
+    pub id: String,
+    /// The operation, already checked against the table's kind.
+    pub op: WriteOp,
+    /// The row: every column for append and upsert (the target columns of a partial update),
+    /// the key columns for delete.
+    pub row: GenericRow<'static>,
+}
+
+/// A write request decoded against its table, ready to submit: nothing in it can be refused
+/// by the codec any more.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedBatch {
+    /// The columns a partial update targets, checked against the schema.
+    pub target: Option<PartialTarget>,
+    /// Entries in input order.
+    pub entries: Vec<DecodedEntry>,
+}
+
+impl RowCodec {
+    /// Decodes a JSON write body (`application/json`) against this table: the streaming path
+    /// when it takes the body whole, else the reference path, which names the problem (400, or
+    /// 413 for more than `max_rows` entries).
+    pub fn decode_write_body(
+        &self,
+        body: &[u8],
+        max_rows: usize,
+    ) -> Result<DecodedBatch, GatewayError> {
+        if let Some(entries) = self.decode_write_streaming(body, max_rows) {
+            return Ok(DecodedBatch {
+                target: None,
+                entries,
+            });
+        }
+        let request = WriteRequest::from_json_slice(body)?;
+        ensure_row_limit(request.entries.len(), max_rows)?;
+        self.decode_request(&request)
+    }
+
+    /// The streaming path alone: `Some` with every entry when it takes the body whole, `None`
+    /// when the reference path must decide (see the module docs). Public for the fuzz oracle
+    /// and the benchmark, which compare it with the reference path.
+    pub fn decode_write_streaming(
+        &self,
+        body: &[u8],
+        max_rows: usize,
+    ) -> Option<Vec<DecodedEntry>> {
+        let mut de = serde_json::Deserializer::from_slice(body);
+        let entries = BodySeed {
+            codec: self,
+            max_rows,
+            body_len: body.len(),
+        }
+        .deserialize(&mut de)
+        .ok()?;
+        de.end().ok()?;
+        let mut ids = HashSet::with_capacity(entries.len());
+        entries
+            .iter()
+            .all(|e| ids.insert(e.id.as_str()))
+            .then_some(entries)
+    }
+
+    /// The reference path: every entry of a parsed request decoded against this table. The first
+    /// invalid entry rejects the batch with 400 naming the entry and column.
+    pub fn decode_request(&self, req: &WriteRequest) -> Result<DecodedBatch, GatewayError> {
+        let target = match &req.partial_update_columns {
+            Some(columns) => Some(self.partial_target(columns)?),
+            None => None,
+        };
+        let has_key = self.has_primary_key();
+        let entries = req
+            .entries
+            .iter()
+            .map(|entry| {
+                let at = RowRef::Entry(&entry.id);
+                let row = match (entry.op, has_key) {
+                    (WriteOp::Append, false) => self.decode_full(at, &entry.row),
+                    (WriteOp::Upsert, true) => match &target {
+                        Some(t) => self.decode_partial(at, &entry.row, t),
+                        None => self.decode_full(at, &entry.row),
+                    },
+                    (WriteOp::Delete, true) => self.decode_delete(at, &entry.row),
+                    (op, true) => Err(GatewayError::invalid(format!(
+                        "{at}: `{op}` is not allowed on a primary-key table (use `upsert` or `delete`)"
+                    ))),
+                    (op, false) => Err(GatewayError::invalid(format!(
+                        "{at}: `{op}` is not allowed on a log table (use `append`)"
+                    ))),
+                }?;
+                Ok(DecodedEntry {
+                    id: entry.id.clone(),
+                    op: entry.op,
+                    row,
+                })
+            })
+            .collect::<Result<_, GatewayError>>()?;
+        Ok(DecodedBatch { target, entries })
+    }
+
+    /// Whether `op` is allowed on this table.
+    fn allows(&self, op: WriteOp) -> bool {
+        (op == WriteOp::Append) != self.has_primary_key()
+    }
+}
+
+/// The streaming path gives up: the reference path decides. No message: it is never shown.
+fn give_up<E: de::Error>() -> E {
+    E::custom("not for the streaming path")
+}
+
+/// The body: `{"entries":[…]}` and nothing else.
+struct BodySeed<'c> {
+    codec: &'c RowCodec,
+    max_rows: usize,
+    body_len: usize,
+}
+
+/// The fewest bytes an entry takes (`{"id":"1","upsert":{}},`), to bound a body's entries.
+const MIN_ENTRY_BYTES: usize = 24;
+
+impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
+    type Value = Vec<DecodedEntry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BodySeed<'_> {
+    type Value = Vec<DecodedEntry>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a write request")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries = None;
+        while let Some(key) = map.next_key_seed(FieldSeed(&["entries"]))? {
+            match key {
+                Some(0) if entries.is_none() => {
+                    entries = Some(map.next_value_seed(EntriesSeed {
+                        codec: self.codec,
+                        max_rows: self.max_rows,
+                        capacity: self.max_rows.min(self.body_len / MIN_ENTRY_BYTES + 1),
+                    })?);
+                }
+                _ => return Err(give_up()),
+            }
+        }
+        entries
+            .filter(|e: &Vec<DecodedEntry>| !e.is_empty())
+            .ok_or_else(give_up)
+    }
+}
+
+/// A key among `names`, as its index (`None` for any other key).
+struct FieldSeed(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for FieldSeed {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldSeed {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().position(|n| *n == v))
+    }
+}
+
+/// `[entry, …]`, at most `max_rows` of them.
+struct EntriesSeed<'c> {
+    codec: &'c RowCodec,
+    max_rows: usize,
+    /// Entries to make room for at once: growing a vector of large batches step by step costs
+    /// copies and, with glibc, heap consolidation on every large reallocation.
+    capacity: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for EntriesSeed<'_> {
+    type Value = Vec<DecodedEntry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntriesSeed<'_> {
+    type Value = Vec<DecodedEntry>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of entries")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::with_capacity(self.capacity);
+        while let Some(entry) = seq.next_element_seed(EntrySeed(self.codec))? {
+            if entries.len() == self.max_rows {
+                return Err(give_up());
+            }
+            entries.push(entry);
+        }
+        Ok(entries)
+    }
+}
+
+/// `{"id":"…","<op>":{row}}`, in any key order.
+struct EntrySeed<'c>(&'c RowCodec);
+
+impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
+    type Value = DecodedEntry;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+const ENTRY_FIELDS: &[&str] = &["id", "append", "upsert", "delete"];
+const OPS: [WriteOp; 3] = [WriteOp::Append, WriteOp::Upsert, WriteOp::Delete];
+
+impl<'de> Visitor<'de> for EntrySeed<'_> {
+    type Value = DecodedEntry;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a write entry")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let codec = self.0;
+        let mut id: Option<String> = None;
+        let mut decoded: Option<(WriteOp, GenericRow<'static>)> = None;
+        while let Some(key) = map.next_key_seed(FieldSeed(ENTRY_FIELDS))? {
+            match key {
+                Some(0) if id.is_none() => id = Some(map.next_value_seed(IdSeed)?),
+                Some(i @ 1..=3) if decoded.is_none() => {
+                    let op = OPS[i - 1];
+                    if !codec.allows(op) {
+                        return Err(give_up());
+                    }
+                    let row = map.next_value_seed(RowSeed { codec, op })?;
+                    decoded = Some((op, row));
+                }
+                _ => return Err(give_up()),
+            }
+        }
+        match (id, decoded) {
+            (Some(id), Some((op, row))) => Ok(DecodedEntry { id, op, row }),
+            _ => Err(give_up()),
+        }
+    }
+}
+
+/// An entry id: a JSON string.
+struct IdSeed;
+
+impl<'de> DeserializeSeed<'de> for IdSeed {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_string(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdSeed {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.to_owned())
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v)
+    }
+}
+
+/// One row object of `op`, decoded column by column into a Fluss row.
+struct RowSeed<'c> {
+    codec: &'c RowCodec,
+    op: WriteOp,
+}
+
+impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+    type Value = GenericRow<'static>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowSeed<'_> {
+    type Value = GenericRow<'static>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a row object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let codec = self.codec;
+        let n = codec.columns.len();
+        let delete = self.op == WriteOp::Delete;
+        let mut row = GenericRow::new(n);
+        let mut seen = Seen::new(n);
+        let mut next = 0;
+        while let Some(pos) = map.next_key_seed(ColumnSeed { codec, next })? {
+            if !seen.insert(pos) {
+                return Err(give_up());
+            }
+            next = pos + 1;
+            let col = &codec.columns[pos];
+            if delete && !codec.primary_key.contains(&pos) {
+                // A delete leaves the other columns null whatever was sent, but the reference
+                // path still reads their values strictly (a key named twice in one is refused).
+                map.next_value::<StrictValue>()?;
+                continue;
+            }
+            // Written in place: a Datum is large, and moving it up through the parser's layers
+            // showed in profiles as memcpy.
+            let slot = &mut row.values[pos];
+            if is_scalar_type(&col.data_type) {
+                map.next_value_seed(ScalarSeed {
+                    data_type: &col.data_type,
+                    slot,
+                })?;
+            } else {
+                let StrictValue(v) = map.next_value()?;
+                *slot = decode_value_at(&col.data_type, &v).ok_or_else(give_up)?;
+            }
+            // Fluss cannot encode a null key column, whatever the schema says.
+            if delete && matches!(slot, Datum::Null) {
+                return Err(give_up());
+            }
+            if col.partition
+                && let Datum::String(s) = slot
+                && check_partition_value("", s).is_err()
+            {
+                return Err(give_up());
+            }
+        }
+        // Missing columns: null where the reference path writes null, else its error.
+        let required = |pos: usize| {
+            if delete {
+                codec.primary_key.contains(&pos)
+            } else {
+                !codec.columns[pos].nullable
+            }
+        };
+        if (0..n).any(|pos| !seen.contains(pos) && required(pos)) {
+            return Err(give_up());
+        }
+        Ok(row)
+    }
+}
+
+/// The columns a row named so far: a bit mask up to 128 columns (no allocation per row), a
+/// vector beyond.
+enum Seen {
+    Bits(u128),
+    Wide(Vec<bool>),
+}
+
+impl Seen {
+    fn new(columns: usize) -> Seen {
+        if columns <= 128 {
+            Seen::Bits(0)
+        } else {
+            Seen::Wide(vec![false; columns])
+        }
+    }
+
+    /// Marks `pos`; false when it was marked already.
+    fn insert(&mut self, pos: usize) -> bool {
+        match self {
+            Seen::Bits(bits) => {
+                let bit = 1u128 << pos;
+                let fresh = *bits & bit == 0;
+                *bits |= bit;
+                fresh
+            }
+            Seen::Wide(seen) => !std::mem::replace(&mut seen[pos], true),
+        }
+    }
+
+    fn contains(&self, pos: usize) -> bool {
+        match self {
+            Seen::Bits(bits) => bits & (1u128 << pos) != 0,
+            Seen::Wide(seen) => seen[pos],
+        }
+    }
+}
+
+/// A row key as a column position; `next` (the column after the previous key) is tried first,
+/// as rows usually list their columns in schema order. An unknown column gives up.
+struct ColumnSeed<'c> {
+    codec: &'c RowCodec,
+    next: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ColumnSeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ColumnSeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a column name")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        match self.codec.columns.get(self.next) {
+            Some(col) if col.name == v => Ok(self.next),
+            _ => self.codec.by_name.get(v).copied().ok_or_else(give_up),
+        }
+    }
+}
+
+/// One value of a scalar column, decoded by the reference rules as the parser hands it over,
+/// into its slot of the row.
+struct ScalarSeed<'t, 'r> {
+    data_type: &'t fluss::metadata::DataType,
+    slot: &'r mut Datum<'static>,
+}
+
+impl<'de> DeserializeSeed<'de> for ScalarSeed<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl ScalarSeed<'_, '_> {
+    fn decode<E: de::Error>(self, v: Scalar<'_>) -> Result<(), E> {
+        *self.slot = decode_scalar(self.data_type, v).map_err(|_| give_up())?;
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for ScalarSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a column value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        self.decode(Scalar::Bool(v))
+    }
+
+    // Numbers become the `serde_json::Number` the reference path's `Value` would hold.
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.decode(Scalar::Number(Number::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.decode(Scalar::Number(Number::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        match Number::from_f64(v) {
+            Some(n) => self.decode(Scalar::Number(n)),
+            None => self.decode(Scalar::Null),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.decode(Scalar::Str(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.decode(Scalar::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.decode(Scalar::Null)
+    }
+
+    // An array or object where a scalar belongs is an error on either path.
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(give_up())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(give_up())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fluss::metadata::{DataTypes, RowType};
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::types::parse_column_type;
+
+    /// A 10-column primary-key table like the benchmark's, `day` a partition column when
+    /// `partitioned`.
+    fn codec(partitioned: bool) -> RowCodec {
+        let columns = [
+            ("id", json!("BIGINT"), false),
+            ("day", json!("STRING"), !partitioned),
+            ("qty", json!("INT"), true),
+            ("name", json!("STRING"), true),
+            (
+                "price",
+                json!({"type": "DECIMAL", "precision": 18, "scale": 4}),
+                true,
+            ),
+            ("score", json!("DOUBLE"), true),
+            ("active", json!("BOOLEAN"), true),
+            (
+                "updated",
+                json!({"type": "TIMESTAMP_LTZ", "precision": 3}),
+                true,
+            ),
+            ("payload", json!("BYTES"), true),
+            (
+                "tags",
+                json!({"type": "ARRAY", "element_type": {"type": "STRING"}}),
+                true,
+            ),
+        ];
+        let fields = columns
+            .iter()
+            .map(|(n, t, nullable)| {
+                DataTypes::field(*n, parse_column_type(n, t, *nullable).expect("type"))
+            })
+            .collect();
+        let (pk, parts): (Vec<String>, Vec<String>) = if partitioned {
+            (vec!["id".into(), "day".into()], vec!["day".into()])
+        } else {
+            (vec!["id".into()], vec![])
+        };
+        RowCodec::from_parts(1, 1, RowType::new(fields), &pk, &parts).expect("codec")
+    }
+
+    fn reference(c: &RowCodec, body: &str, max_rows: usize) -> Result<DecodedBatch, GatewayError> {
+        let req = WriteRequest::from_json_slice(body.as_bytes())?;
+        ensure_row_limit(req.entries.len(), max_rows)?;
+        c.decode_request(&req)
+    }
+
+    fn full_row(i: i64) -> Value {
+        json!({"id": i, "day": "2026-12-05", "qty": -i, "name": format!("n\u{e9}{i}"),
+               "price": "-12.5", "score": 0.1 + i as f64, "active": i % 2 == 0,
+               "updated": "2026-12-05T08:00:00.123Z", "payload": "AAE=", "tags": ["a", null]})
+    }
+
+    #[test]
+    fn the_streaming_path_takes_ordinary_bodies_and_gives_the_reference_rows() {
+        for partitioned in [false, true] {
+            let c = codec(partitioned);
+            let body = format!(
+                r#"{{"entries": [{{"id": "a", "upsert": {}}}, {}, {}, {}]}}"#,
+                full_row(1),
+                // Keys out of schema order, escaped, nulls and missing nullable columns.
+                r#"{"upsert": {"n\u0061me": null, "day": "2026-12-06", "id": "2", "qty": 7.0}, "id": "b"}"#,
+                // A delete reads its other columns strictly but writes only the key.
+                r#"{"id": "c", "delete": {"id": 3, "day": "2026-12-05", "name": {"x": [1]}}}"#,
+                r#"{"id": "d\u2603", "upsert": {"id": 9007199254740993, "day": "d", "price": 1}}"#,
+            );
+            let streamed = c
+                .decode_write_streaming(body.as_bytes(), 10)
+                .expect("taken");
+            let want = reference(&c, &body, 10).expect("valid");
+            assert_eq!(want.target, None);
+            assert_eq!(streamed, want.entries);
+            assert_eq!(
+                streamed[2].row.values[3],
+                Datum::Null,
+                "delete writes only the key"
+            );
+            assert_eq!(c.decode_write_body(body.as_bytes(), 10).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn bodies_the_streaming_path_leaves_to_the_reference_path_decode_the_same() {
+        let c = codec(false);
+        for body in [
+            // A partial update needs its target before the rows.
+            json!({"partial_update_columns": ["id", "name"],
+                   "entries": [{"id": "a", "upsert": {"id": 1, "name": "x"}}]}),
+            json!({"partial_update_columns": null, "entries": [{"id": "a", "upsert": {"id": 1}}]}),
+            // serde also reads a struct written as an array.
+            json!([null, [{"id": "a", "upsert": {"id": 1}}]]),
+        ] {
+            let body = body.to_string();
+            assert_eq!(
+                c.decode_write_streaming(body.as_bytes(), 10),
+                None,
+                "{body}"
+            );
+            assert_eq!(
+                c.decode_write_body(body.as_bytes(), 10).expect(&body),
+                reference(&c, &body, 10).expect(&body),
+            );
+        }
+    }
+
+    #[test]
+    fn every_refusal_is_the_reference_paths_answer() {
+        let c = codec(true);
+        let row = full_row(1).to_string();
+        let bodies = [
+            format!(r#"{{"entries":[{{"id":"a","upsert":{row}}},{{"id":"a","upsert":{row}}}]}}"#),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d","id":2}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d","nope":2}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","append":{"id":1,"day":"d"}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d"},"delete":{"id":1}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","delete":{"id":1,"day":null}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"../x"}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d","qty":1.5}}]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d","tags":{"a":1,"a":2}}}]}"#
+                .to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1}}]}"#.to_owned(),
+            r#"{"entries":[{"id":7,"upsert":{"id":1,"day":"d"}}]}"#.to_owned(),
+            r#"{"entries":[]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d"}}]} x"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d"}}],"entries":[]}"#.to_owned(),
+            r#"{"entries":[{"id":"a","upsert":{"id":1,"day":"d"}},{"id":"b","upsert":{"id":2,"day":"d"}},{"id":"c","upsert":{"id":3,"day":"d"}}]}"#.to_owned(),
+        ];
+        for body in bodies {
+            assert_eq!(c.decode_write_streaming(body.as_bytes(), 2), None, "{body}");
+            let want = reference(&c, &body, 2).expect_err(&body);
+            let got = c.decode_write_body(body.as_bytes(), 2).expect_err(&body);
+            assert_eq!(
+                (got.code(), got.message()),
+                (want.code(), want.message()),
+                "{body}"
+            );
+        }
+    }
+}
