@@ -37,6 +37,15 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A `[suite]` figure line, written to stderr past the test harness's capture (as
+/// `integration_tests::progress` does) so that `make test` prints the suite's figures.
+macro_rules! suite {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// An HTTP answer: status 0 when the transport failed (no answer at all).
 #[derive(Debug)]
 struct Reply {
@@ -372,7 +381,7 @@ async fn a_tablet_server_killed_during_a_write_stream_loses_no_row_reported_writ
         let acked_saved = acked_at.iter().filter(|at| **at < unsaved_from).count();
         let acked_after = acked_at.iter().filter(|at| **at >= back).count();
         let lost = lost - lost_in_window;
-        println!(
+        suite!(
             "[suite] kill -9 tablet ({kind} table): {requests} requests {statuses:?}; rows \
              acked {} / failed {failed} / timeout {unknown}; rows checked {}: acked before the \
              kill's unsaved window {acked_saved}, after the restart {acked_after}, lost {lost}; \
@@ -411,7 +420,7 @@ async fn a_tablet_server_killed_during_a_write_stream_loses_no_row_reported_writ
     for log in ["coordinator.log", "tablet.log", "zookeeper.log"] {
         scanned += assert_no_secrets(log, &stack.log(log), &secured.secrets);
     }
-    println!("[suite] secrets scan (kill -9): {scanned} log lines, 0 secrets");
+    suite!("[suite] secrets scan (kill -9): {scanned} log lines, 0 secrets");
 }
 
 // --- freeze / thaw ----------------------------------------------------------------------
@@ -461,7 +470,7 @@ async fn a_server_frozen_past_the_idle_timeout_answers_in_time_after_thaw_withou
         half_closed > 0,
         "the freeze outlived no connection: the test proves nothing"
     );
-    println!(
+    suite!(
         "[suite] freeze 8 s (cluster idle timeout 2 s): {half_closed} sockets closed by the \
          cluster while frozen; first request {} after {:?} ({}), next {} after {:?}; same process {}",
         first.status,
@@ -497,7 +506,7 @@ async fn a_server_frozen_past_the_idle_timeout_answers_in_time_after_thaw_withou
     for log in ["coordinator.log", "tablet.log"] {
         scanned += assert_no_secrets(log, &stack.log(log), &secured.secrets);
     }
-    println!("[suite] secrets scan (freeze): {scanned} log lines, 0 secrets");
+    suite!("[suite] secrets scan (freeze): {scanned} log lines, 0 secrets");
 }
 
 /// Sockets of process `pid` the peer has closed and it has not (TCP CLOSE-WAIT), from `ss`.
@@ -638,7 +647,7 @@ async fn a_soak_of_50_clients_loses_no_row_answers_no_5xx_and_keeps_rss_flat() {
     let final_missing = missing_rows(&client, &table, &all.acked, value_of).await;
     let sample: Vec<i32> = all.acked.iter().step_by(977).copied().collect();
     let direct_missing = direct_missing(&stack, &table, &sample, value_of).await;
-    println!(
+    suite!(
         "[suite] soak: {clients} clients x {ran:.0?}: {} requests ({:.0}/s), 5xx {}, hangs {}, \
          other errors {}; rows acked {}, checked after write {} lost {}, checked at the end {} \
          lost {} (straight from Fluss {} lost {}); RSS start {} KiB, end {} KiB ({:+.1} %), peak {} KiB",
@@ -675,7 +684,7 @@ async fn a_soak_of_50_clients_loses_no_row_answers_no_5xx_and_keeps_rss_flat() {
     );
     assert!(server.is_running());
     let scanned = assert_no_secrets("fluss-gateway log", &server.logs(), &secured.secrets);
-    println!("[suite] secrets scan (soak): {scanned} log lines, 0 secrets");
+    suite!("[suite] secrets scan (soak): {scanned} log lines, 0 secrets");
 }
 
 /// How many of `ids` fluss-rs itself does not find with `value_of(id)` in the suite's table.
