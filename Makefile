@@ -45,8 +45,8 @@ STACK := python3 infra/local/stack.py
 on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-stack.sh $(1); fi
 GATEWAY_PORT ?= 9000
 
-.PHONY: help tools infra-tools otelcol fetch build stack-up stack-down stop status run test test-only lint fmt \
-	lint-infra package deploy-local fuzz-tools fuzz-api soak
+.PHONY: help tools infra-tools otelcol rie fetch build stack-up stack-down stop status run test test-only lint fmt \
+	lint-infra package deploy-local fuzz-tools fuzz-api soak bench
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
@@ -58,6 +58,7 @@ help:
 	@echo "make deploy-local - the SAM stack created in moto's CloudFormation (offline)"
 	@echo "make fuzz-api     - schemathesis over docs/openapi.yaml, standalone server and cargo lambda watch"
 	@echo "make soak         - 50 clients for 10 min (SOAK_SECS, SOAK_CLIENTS): no lost row, no 5xx, RSS flat"
+	@echo "make bench        - every benchmark on a fresh stack (BENCH_RUNS=3), table written to docs/benchmarks.md"
 
 ## tools: project virtualenv with moto (AWS emulator) and cargo-lambda.
 tools: $(PY_STAMP)
@@ -127,6 +128,29 @@ deploy-local: tools infra-tools build
 ## proxy into the cache (idempotent; the first build takes a minute or two).
 otelcol:
 	@bash infra/local/otelcol/build.sh | sed '$$d'
+
+## rie: the AWS Lambda Runtime Interface Emulator (a real Lambda runtime API, for the cold-start
+## benchmark), built from the Go module proxy into the cache (idempotent).
+RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
+RIE := $(CACHE)/bin/aws-lambda-rie
+RIE_STAMP := $(RIE).$(RIE_VERSION)
+rie: $(RIE_STAMP)
+$(RIE_STAMP):
+	@command -v go >/dev/null || { echo "Go is required (go not on PATH)"; exit 1; }
+	mkdir -p $(CACHE)/bin
+	GOBIN=$(CACHE)/bin GOMODCACHE=$(CACHE)/go/mod GOCACHE=$(CACHE)/go/build GOPATH=$(CACHE)/go/path \
+	  GOFLAGS="-modcacherw -buildvcs=false" CGO_ENABLED=0 \
+	  go install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	rm -f $(RIE).v* && touch $@
+
+## bench: every benchmark (codec, write, lookup, memory, cold start under the runtime interface
+## emulator, package sizes) in one go against a fresh stack, BENCH_RUNS runs each; the medians go
+## into docs/benchmarks.md with the machine, date and commit (tests/bench/run.py).
+BENCH_RUNS ?= 3
+bench: tools fetch rie build
+	cargo build --release --workspace --bins
+	cargo build --release -p integration-tests --features bench --examples
+	infra/local/with-stack.sh python3 tests/bench/run.py --runs $(BENCH_RUNS)
 
 ## fetch: Fluss server and log4j jars from Maven Central (cached).
 fetch:

@@ -27,7 +27,7 @@ use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
 use gateway_http::{
     DEFAULT_MAX_REQUEST_BYTES, LookupLimits, LookupState, build_router, lookup_routes,
 };
-use integration_tests::bench::{arg, ms, pct};
+use integration_tests::bench::{arg, figure, ms, pct};
 use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
@@ -139,6 +139,12 @@ async fn run() -> Result<(), String> {
     let (d_rate, h_rate) = (rate(&direct_batch), rate(&http_batch));
     let (d50, d99) = (pct(&direct_single, 50), pct(&direct_single, 99));
     let (h50, h99) = (pct(&http_single, 50), pct(&http_single, 99));
+    figure("lookup", "batch_direct", d_rate, "keys/s");
+    figure("lookup", "batch_gateway", h_rate, "keys/s");
+    figure("lookup", "batch_ratio", h_rate / d_rate, "x");
+    figure("lookup", "single_p50_direct", ms(d50), "ms");
+    figure("lookup", "single_p50_gateway", ms(h50), "ms");
+    figure("lookup", "single_p50_overhead", ms(h50) - ms(d50), "ms");
     println!("| measure | direct fluss-rs | lookup handler | ratio / overhead |");
     println!("|---|---|---|---|");
     println!(

@@ -23,7 +23,7 @@ use axum::http::Request;
 use fluss::metadata::TablePath;
 use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
 use gateway_http::{WriteLimits, WriteState, build_router, write_routes};
-use integration_tests::bench::{arg, ms, pct, time_each};
+use integration_tests::bench::{arg, figure, ms, pct, time_each};
 use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
@@ -100,6 +100,12 @@ async fn run() -> Result<(), String> {
     let (d_rate, h_rate) = (rate(&direct_batch), rate(&http_batch));
     let (d50, d99) = (pct(&direct_single, 50), pct(&direct_single, 99));
     let (h50, h99) = (pct(&http_single, 50), pct(&http_single, 99));
+    figure("write", "batch_direct", d_rate, "rows/s");
+    figure("write", "batch_gateway", h_rate, "rows/s");
+    figure("write", "batch_ratio", h_rate / d_rate, "x");
+    figure("write", "single_p50_direct", ms(d50), "ms");
+    figure("write", "single_p50_gateway", ms(h50), "ms");
+    figure("write", "single_p50_overhead", ms(h50) - ms(d50), "ms");
     println!("| measure | direct fluss-rs | write handler | ratio / overhead |");
     println!("|---|---|---|---|");
     println!(

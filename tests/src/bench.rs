@@ -12,6 +12,15 @@ pub fn arg(n: usize, default: usize) -> Result<usize, String> {
     }
 }
 
+/// Prints one figure of a benchmark as a `FIGURE` line beside its human table:
+/// `FIGURE <bench> <measure> <value> <unit>`, measure without spaces. `make bench`
+/// (tests/bench/run.py) collects these lines over several runs and writes the medians into
+/// docs/benchmarks.md; nothing else reads them.
+pub fn figure(bench: &str, measure: &str, value: f64, unit: &str) {
+    debug_assert!(!measure.contains(char::is_whitespace), "{measure}");
+    println!("FIGURE {bench} {measure} {value:.4} {unit}");
+}
+
 /// Milliseconds of `d`, for tables.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

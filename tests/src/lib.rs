@@ -279,14 +279,29 @@ pub fn assert_no_internals(what: &str, body: &[u8]) {
 /// A binary of the workspace built by `cargo build --workspace --bins` (the Makefile builds them
 /// before the tests): `$CARGO_TARGET_DIR/debug/<name>`, else `<repo>/target/debug/<name>`.
 pub fn workspace_bin(name: &str) -> std::path::PathBuf {
+    target_bin("debug", name)
+}
+
+/// The path of the workspace's release binary `name` (the benchmarks measure release builds);
+/// panics with the command to run when it is missing.
+pub fn release_bin(name: &str) -> std::path::PathBuf {
+    target_bin("release", name)
+}
+
+fn target_bin(profile: &str, name: &str) -> std::path::PathBuf {
     let path = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| repo_root().join("target"))
-        .join("debug")
+        .join(profile)
         .join(name);
+    let flag = if profile == "release" {
+        " --release"
+    } else {
+        ""
+    };
     assert!(
         path.exists(),
-        "{} not found: run `cargo build --workspace --bins` first",
+        "{} not found: run `cargo build{flag} --workspace --bins` first",
         path.display()
     );
     path

@@ -116,12 +116,18 @@ impl ServerProcess {
     /// Starts the server with only `env` on a free loopback port and waits (at most 30 s) for
     /// `/health` to answer.
     pub fn start(env: &BTreeMap<String, String>) -> ServerProcess {
+        Self::start_binary(&workspace_bin("fluss-gateway"), env)
+    }
+
+    /// [`ServerProcess::start`] of another build of the server (the benchmarks run the release
+    /// build, [`crate::release_bin`]).
+    pub fn start_binary(binary: &std::path::Path, env: &BTreeMap<String, String>) -> ServerProcess {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("free port")
             .port();
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        let mut child = Command::new(workspace_bin("fluss-gateway"))
+        let mut child = Command::new(binary)
             .env_clear()
             .envs(env)
             .env("GATEWAY_LISTEN", addr.to_string())

@@ -1,0 +1,258 @@
+//! Cold start of a function under a real Lambda runtime API: the AWS Lambda Runtime Interface
+//! Emulator (`aws-lambda-rie`, built from the Go module proxy by `make rie`) runs the release
+//! `fluss-write` as a `provided.al2023` function would run, with production settings (API keys
+//! in moto's Secrets Manager, the cluster's SASL listener). Each run spawns a new emulator and
+//! function and times, from the spawn, the first answer of a one-row write that is a 200 with
+//! the row acked: configuration, the key-store read from moto, the Fluss connection and the
+//! write all fall inside. The emulator's `REPORT` line splits the function's init from its first
+//! invocation; a second (warm) write is timed for comparison.
+//!
+//! A benchmark, not a test: it prints the figures (and `FIGURE` lines for `make bench`).
+//!
+//! ```text
+//! make stack-up rie
+//! cargo build --release -p fluss-write -p fluss-gateway
+//! cargo run --release -p integration-tests --example coldstart-bench [-- STARTS]
+//! ```
+//!
+//! STARTS (cold starts measured, the median printed) defaults to 5.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use integration_tests::bench::{arg, figure, ms};
+use integration_tests::server::{ServerProcess, secured_env};
+use integration_tests::{Stack, release_bin, unique_name};
+use serde_json::{Value, json};
+
+#[path = "support/api.rs"]
+mod api;
+use api::ApiClient;
+
+const DB: &str = "coldstart_bench";
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("coldstart-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One cold start: spawn to the first 200, the emulator's init and first-invocation durations,
+/// and the warm write after it.
+struct Start {
+    first_200: Duration,
+    init_ms: f64,
+    first_invoke_ms: f64,
+    warm: Duration,
+}
+
+async fn run() -> Result<(), String> {
+    let starts = arg(1, 5)?;
+    let rie = rie_path()?;
+    let stack = Stack::load();
+    let secured = secured_env(&stack, "10s");
+    let table = unique_name("users");
+    {
+        // The table exists before the function starts, as in production.
+        let server = ServerProcess::start_binary(&release_bin("fluss-gateway"), &secured.env);
+        let api = ApiClient::new(&server, &secured.api_key);
+        api.create_database(DB).await?;
+        api.create_table(
+            DB,
+            &json!({
+                "table_name": table,
+                "columns": [
+                    {"name": "id", "data_type": {"type": "INT"}},
+                    {"name": "name", "data_type": {"type": "STRING"}}
+                ],
+                "primary_key": ["id"],
+                "distribution": {"bucket_count": 1}
+            }),
+        )
+        .await?;
+    }
+    let function = release_bin("fluss-write");
+    let mut results = Vec::with_capacity(starts);
+    for n in 0..starts {
+        let start = cold_start(&rie, &function, &secured.env, &secured.api_key, &table, n).await?;
+        eprintln!(
+            "coldstart-bench: start {}: first 200 after {:.1} ms (init {:.1} ms, first invocation {:.1} ms), warm write {:.1} ms",
+            n + 1,
+            ms(start.first_200),
+            start.init_ms,
+            start.first_invoke_ms,
+            ms(start.warm)
+        );
+        results.push(start);
+    }
+    let median = |f: &dyn Fn(&Start) -> f64| {
+        let mut v: Vec<f64> = results.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let first = median(&|s| ms(s.first_200));
+    let init = median(&|s| s.init_ms);
+    let invoke = median(&|s| s.first_invoke_ms);
+    let warm = median(&|s| ms(s.warm));
+    println!(
+        "coldstart-bench: release fluss-write under aws-lambda-rie, median of {starts} cold starts"
+    );
+    println!("| measure | median |");
+    println!("|---|---|");
+    println!("| spawn → first 200 of a one-row write | {first:.1} ms (goal ≤ 150 ms) |");
+    println!("| init (emulator's Init Duration) | {init:.1} ms |");
+    println!(
+        "| first invocation (emulator's Duration: key check, connect, write) | {invoke:.1} ms |"
+    );
+    println!("| warm write after it, end to end | {warm:.1} ms |");
+    figure("coldstart", "spawn_to_first_200", first, "ms");
+    figure("coldstart", "init", init, "ms");
+    figure("coldstart", "first_invocation", invoke, "ms");
+    figure("coldstart", "warm_write", warm, "ms");
+    Ok(())
+}
+
+/// The emulator built by `make rie` (or `AWS_LAMBDA_RIE` to use another).
+fn rie_path() -> Result<PathBuf, String> {
+    let path = std::env::var_os("AWS_LAMBDA_RIE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let cache = std::env::var_os("FLUSS_GW_CACHE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                        .join(".cache/fluss-lambda-gateway")
+                });
+            cache.join("bin/aws-lambda-rie")
+        });
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(format!("{} not found: run `make rie`", path.display()))
+    }
+}
+
+async fn cold_start(
+    rie: &PathBuf,
+    function: &PathBuf,
+    env: &BTreeMap<String, String>,
+    api_key: &str,
+    table: &str,
+    n: usize,
+) -> Result<Start, String> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| e.to_string())?
+        .port();
+    let log_path =
+        std::env::temp_dir().join(format!("coldstart-bench-{}-{n}.log", std::process::id()));
+    let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
+    let http = reqwest::Client::new();
+    let url = format!("http://127.0.0.1:{port}/2015-03-31/functions/function/invocations");
+    let spawned = Instant::now();
+    let mut child = Command::new(rie)
+        .env_clear()
+        .envs(env)
+        .env("AWS_LAMBDA_FUNCTION_NAME", "fluss-write")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env("AWS_LAMBDA_FUNCTION_TIMEOUT", "30")
+        .arg("--runtime-interface-emulator-address")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg(function)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("spawn {}: {e}", rie.display()))?;
+    let outcome = async {
+        let first = invoke(&http, &url, api_key, table, n as i64 * 2, spawned).await?;
+        let first_200 = spawned.elapsed();
+        let warm_started = Instant::now();
+        invoke(&http, &url, api_key, table, n as i64 * 2 + 1, warm_started).await?;
+        let warm = warm_started.elapsed();
+        drop(first);
+        Ok::<_, String>((first_200, warm))
+    }
+    .await;
+    let _ = child.kill();
+    let _ = child.wait();
+    let output = std::fs::read_to_string(&log_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&log_path);
+    let (first_200, warm) = outcome.map_err(|e| format!("{e}\nemulator output:\n{output}"))?;
+    let report = output
+        .lines()
+        .find(|l| l.contains("REPORT RequestId"))
+        .ok_or_else(|| format!("no REPORT line from the emulator:\n{output}"))?;
+    Ok(Start {
+        first_200,
+        init_ms: report_ms(report, "Init Duration:").unwrap_or(0.0),
+        first_invoke_ms: report_ms(report, "\tDuration:")
+            .or_else(|| report_ms(report, " Duration:"))
+            .ok_or_else(|| format!("no Duration in `{report}`"))?,
+        warm,
+    })
+}
+
+/// One write invocation (an API Gateway HTTP API v2 event) until it answers; connection refusals
+/// while the emulator starts are retried for up to 10 s after `since`. The answer must be a
+/// 200 with the row acked.
+async fn invoke(
+    http: &reqwest::Client,
+    url: &str,
+    api_key: &str,
+    table: &str,
+    id: i64,
+    since: Instant,
+) -> Result<Value, String> {
+    let path = format!("/v1/clusters/default/databases/{DB}/tables/{table}/records");
+    let body = json!({"entries": [{"id": "e1", "upsert": {"id": id, "name": "cold"}}]}).to_string();
+    let event = json!({
+        "version": "2.0",
+        "routeKey": "POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {"content-type": "application/json", "x-api-key": api_key, "host": "localhost"},
+        "requestContext": {
+            "accountId": "123456789012", "apiId": "bench", "domainName": "localhost",
+            "http": {"method": "POST", "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "coldstart-bench"},
+            "requestId": format!("bench-{id}"), "routeKey": "POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records",
+            "stage": "$default", "time": "05/Dec/2026:00:00:00 +0000", "timeEpoch": 1796428800000i64
+        },
+        "pathParameters": {"cluster": "default", "database": DB, "table": table},
+        "body": body,
+        "isBase64Encoded": false
+    });
+    loop {
+        match http.post(url).body(event.to_string()).send().await {
+            Ok(response) => {
+                let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+                let reply: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+                let answer: Value = reply["body"]
+                    .as_str()
+                    .and_then(|b| serde_json::from_str(b).ok())
+                    .unwrap_or(Value::Null);
+                if reply["statusCode"] != 200 || answer["success_count"] != 1 {
+                    return Err(format!("the write did not succeed: {reply}"));
+                }
+                return Ok(answer);
+            }
+            Err(e) if e.is_connect() && since.elapsed() < Duration::from_secs(10) => {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            Err(e) => return Err(format!("invoke: {e}")),
+        }
+    }
+}
+
+/// The milliseconds after `label` in a REPORT line (`… Init Duration: 12.34 ms …`).
+fn report_ms(line: &str, label: &str) -> Option<f64> {
+    let rest = &line[line.find(label)? + label.len()..];
+    rest.split_whitespace().next()?.parse().ok()
+}
