@@ -130,6 +130,35 @@ impl Pool {
         })
     }
 
+    /// Opens the service account's connection to every configured cluster in the background,
+    /// each within `budget`, so that a function's first request finds it made (or being made:
+    /// that request then shares the connect). Init work that can overlap does: this runs while
+    /// the rest of init (the key store read) and the runtime's first poll go on. A failure is
+    /// logged and left to the first request, which connects (or fails) as it would have.
+    pub fn prewarm(&self, budget: Duration) {
+        for cluster in self.config().clusters() {
+            let (pool, id) = (self.clone(), cluster.id.clone());
+            tokio::spawn(async move {
+                let started = Instant::now();
+                match pool
+                    .connection(&id, &Identity::Service, &Deadline::after(budget))
+                    .await
+                {
+                    Ok(_) => tracing::info!(
+                        cluster = %id,
+                        elapsed_ms = started.elapsed().as_millis() as u64,
+                        "prewarmed the service connection"
+                    ),
+                    Err(e) => tracing::info!(
+                        cluster = %id,
+                        code = e.code().as_str(),
+                        "prewarm did not connect; the first request will"
+                    ),
+                }
+            });
+        }
+    }
+
     /// Counters of connects, reconnects and probes since creation.
     pub fn stats(&self) -> PoolStats {
         self.inner.stats.snapshot()

@@ -169,16 +169,23 @@ pub fn family_router(
     family_parts(env, families).map(|(router, _, _)| router)
 }
 
+/// How long the init-time connect of `Pool::prewarm` may take; a first request waits for it only
+/// as long as its own deadline allows.
+const PREWARM_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What a function serving `families` runs: their router over one pool, the pool shut down
 /// when the process is told to stop (see [`crate::serve_app`]). The key document, when the
 /// authentication mode has one, is read during init (the first request then pays nothing); a
-/// failure to read it is logged, not fatal: requests get 503 until it can be read.
+/// failure to read it is logged, not fatal: requests get 503 until it can be read. The service
+/// account's connection to each cluster is opened in the background meanwhile.
 pub async fn family_app(
     env: &BTreeMap<String, String>,
     families: &[Family],
 ) -> Result<App, String> {
     let env = &resolve_secret_references(env).await?;
     let (router, pool, auth) = family_parts(env, families)?;
+    // Every family reaches Fluss: the service connection is opened while the key store is read.
+    pool.prewarm(PREWARM_BUDGET);
     auth.warm_up().await;
     Ok(App::http(router).with_pool(pool))
 }
