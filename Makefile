@@ -147,9 +147,11 @@ $(RIE_STAMP):
 ## emulator, package sizes) in one go against a fresh stack, BENCH_RUNS runs each; the medians go
 ## into docs/benchmarks.md with the machine, date and commit (tests/bench/run.py).
 BENCH_RUNS ?= 3
+# The benchmark binaries run.py drives (each release link takes minutes on two cores).
+BENCH_EXAMPLES := decode-bench write-bench lookup-bench footprint-bench coldstart-bench
 bench: tools fetch rie build
 	cargo build --release --workspace --bins
-	cargo build --release -p integration-tests --features bench --examples
+	cargo build --release -p integration-tests --features bench $(BENCH_EXAMPLES:%=--example %)
 	infra/local/with-stack.sh python3 tests/bench/run.py --runs $(BENCH_RUNS)
 
 ## fetch: Fluss server and log4j jars from Maven Central (cached).

@@ -2,7 +2,7 @@
 //! (`GET` / `PATCH /v1/clusters/{cluster}/configs`, FIP-12). Configuration comes from the
 //! environment (`FLUSS_GATEWAY__…`); the routes stay disabled unless
 //! `gateway.rest.config.enabled` is `true`. All logic lives in the shared crates; the pool
-//! connects lazily, so init never depends on Fluss being reachable.
+//! connects in the background during init, so init never waits for Fluss.
 
 use gateway_http::{Family, run_families};
 

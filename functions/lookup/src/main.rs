@@ -1,8 +1,8 @@
 //! `fluss-lookup`: the lookup function of the Fluss Lambda Gateway
 //! (`POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records/lookup` and
 //! `…/records/prefix-lookup`). Configuration comes from the environment (`FLUSS_GATEWAY__…`);
-//! all logic lives in the shared crates. The pool connects lazily, so init never depends on
-//! Fluss being reachable.
+//! all logic lives in the shared crates. The pool connects in the background during init, so
+//! init never waits for Fluss.
 
 use gateway_http::{Family, run_families};
 
