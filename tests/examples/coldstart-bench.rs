@@ -4,8 +4,10 @@
 //! in moto's Secrets Manager, the cluster's SASL listener). Each run spawns a new emulator and
 //! function and times, from the spawn, the first answer of a one-row write that is a 200 with
 //! the row acked: configuration, the key-store read from moto, the Fluss connection and the
-//! write all fall inside. The emulator's `REPORT` line splits the function's init from its first
-//! invocation; a second (warm) write is timed for comparison.
+//! write all fall inside. The emulator's `REPORT` line gives the first invocation's duration; the
+//! rest (spawn, init, the runtime's first poll) is counted as init. Its own `Init Duration` stays
+//! near 0 ms (the emulator times its init handshake, not the process), so it is printed apart. A
+//! second (warm) write is timed for comparison.
 //!
 //! A benchmark, not a test: it prints the figures (and `FIGURE` lines for `make bench`).
 //!
@@ -48,9 +50,16 @@ async fn main() -> ExitCode {
 /// and the warm write after it.
 struct Start {
     first_200: Duration,
-    init_ms: f64,
+    emulator_init_ms: f64,
     first_invoke_ms: f64,
     warm: Duration,
+}
+
+impl Start {
+    /// Spawn → the runtime asks for its first event: everything before the invocation.
+    fn init_ms(&self) -> f64 {
+        ms(self.first_200) - self.first_invoke_ms
+    }
 }
 
 async fn run() -> Result<(), String> {
@@ -86,7 +95,7 @@ async fn run() -> Result<(), String> {
             "coldstart-bench: start {}: first 200 after {:.1} ms (init {:.1} ms, first invocation {:.1} ms), warm write {:.1} ms",
             n + 1,
             ms(start.first_200),
-            start.init_ms,
+            start.init_ms(),
             start.first_invoke_ms,
             ms(start.warm)
         );
@@ -98,7 +107,8 @@ async fn run() -> Result<(), String> {
         v[v.len() / 2]
     };
     let first = median(&|s| ms(s.first_200));
-    let init = median(&|s| s.init_ms);
+    let init = median(&|s| s.init_ms());
+    let emulator_init = median(&|s| s.emulator_init_ms);
     let invoke = median(&|s| s.first_invoke_ms);
     let warm = median(&|s| ms(s.warm));
     println!(
@@ -107,11 +117,14 @@ async fn run() -> Result<(), String> {
     println!("| measure | median |");
     println!("|---|---|");
     println!("| spawn → first 200 of a one-row write | {first:.1} ms (goal ≤ 150 ms) |");
-    println!("| init (emulator's Init Duration) | {init:.1} ms |");
+    println!(
+        "| init: spawn → first invocation (spawn, config, key store, runtime poll) | {init:.1} ms |"
+    );
     println!(
         "| first invocation (emulator's Duration: key check, connect, write) | {invoke:.1} ms |"
     );
     println!("| warm write after it, end to end | {warm:.1} ms |");
+    println!("| the emulator's own Init Duration (its handshake) | {emulator_init:.2} ms |");
     figure("coldstart", "spawn_to_first_200", first, "ms");
     figure("coldstart", "init", init, "ms");
     figure("coldstart", "first_invocation", invoke, "ms");
@@ -192,7 +205,7 @@ async fn cold_start(
         .ok_or_else(|| format!("no REPORT line from the emulator:\n{output}"))?;
     Ok(Start {
         first_200,
-        init_ms: report_ms(report, "Init Duration:").unwrap_or(0.0),
+        emulator_init_ms: report_ms(report, "Init Duration:").unwrap_or(0.0),
         first_invoke_ms: report_ms(report, "\tDuration:")
             .or_else(|| report_ms(report, " Duration:"))
             .ok_or_else(|| format!("no Duration in `{report}`"))?,
