@@ -61,16 +61,18 @@ fn run() -> Result<(), String> {
         body.len() as f64 / (1024.0 * 1024.0)
     );
 
-    // A profiler wants one phase alone: `DECODE_BENCH_PHASE=streaming` runs only that one.
-    if std::env::var("DECODE_BENCH_PHASE").as_deref() == Ok("streaming") {
-        let time = median_of(runs, || {
+    let streaming_phase = || {
+        median_of(runs, || {
             let start = Instant::now();
             let decoded = streaming(&codec, &body, rows)?;
             let elapsed = start.elapsed();
             drop(black_box(decoded));
             Ok(elapsed)
-        })?;
-        report("streaming: parse+decode", rows, time);
+        })
+    };
+    // A profiler wants one phase alone: `DECODE_BENCH_PHASE=streaming` runs only that one.
+    if std::env::var("DECODE_BENCH_PHASE").as_deref() == Ok("streaming") {
+        report("streaming: parse+decode", rows, streaming_phase()?);
         return Ok(());
     }
 
@@ -103,13 +105,7 @@ fn run() -> Result<(), String> {
         Ok(elapsed)
     })?;
 
-    let streaming_time = median_of(runs, || {
-        let start = Instant::now();
-        let decoded = streaming(&codec, &body, rows)?;
-        let elapsed = start.elapsed();
-        drop(black_box(decoded));
-        Ok(elapsed)
-    })?;
+    let streaming_time = streaming_phase()?;
 
     let decoded = decode_all(&codec, &request)?;
     if streaming(&codec, &body, rows)? != decoded {
