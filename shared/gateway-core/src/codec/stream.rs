@@ -99,29 +99,29 @@ impl RowCodec {
             Some(columns) => Some(self.partial_target(columns)?),
             None => None,
         };
-        let has_key = self.has_primary_key();
         let entries = req
             .entries
             .iter()
             .map(|entry| {
                 let at = RowRef::Entry(&entry.id);
-                let row = match (entry.op, has_key) {
-                    (WriteOp::Append, false) => self.decode_full(at, &entry.row),
-                    (WriteOp::Upsert, true) => match &target {
-                        Some(t) => self.decode_partial(at, &entry.row, t),
-                        None => self.decode_full(at, &entry.row),
-                    },
-                    (WriteOp::Delete, true) => self.decode_delete(at, &entry.row),
-                    (op, true) => Err(GatewayError::invalid(format!(
-                        "{at}: `{op}` is not allowed on a primary-key table (use `upsert` or `delete`)"
-                    ))),
-                    (op, false) => Err(GatewayError::invalid(format!(
-                        "{at}: `{op}` is not allowed on a log table (use `append`)"
-                    ))),
+                let op = entry.op;
+                if !self.allows(op) {
+                    return Err(GatewayError::invalid(if self.has_primary_key() {
+                        format!(
+                            "{at}: `{op}` is not allowed on a primary-key table (use `upsert` or `delete`)"
+                        )
+                    } else {
+                        format!("{at}: `{op}` is not allowed on a log table (use `append`)")
+                    }));
+                }
+                let row = match (op, &target) {
+                    (WriteOp::Upsert, Some(t)) => self.decode_partial(at, &entry.row, t),
+                    (WriteOp::Append | WriteOp::Upsert, _) => self.decode_full(at, &entry.row),
+                    (WriteOp::Delete, _) => self.decode_delete(at, &entry.row),
                 }?;
                 Ok(DecodedEntry {
                     id: entry.id.clone(),
-                    op: entry.op,
+                    op,
                     row,
                 })
             })
@@ -129,7 +129,8 @@ impl RowCodec {
         Ok(DecodedBatch { target, entries })
     }
 
-    /// Whether `op` is allowed on this table.
+    /// Whether `op` is allowed on this table (append on a log table; upsert and delete on a
+    /// primary-key table): the one rule both paths check.
     fn allows(&self, op: WriteOp) -> bool {
         (op == WriteOp::Append) != self.has_primary_key()
     }
@@ -212,8 +213,8 @@ impl<'de> Visitor<'de> for FieldSeed {
 struct EntriesSeed<'c> {
     codec: &'c RowCodec,
     max_rows: usize,
-    /// Entries to make room for at once: growing a vector of large batches step by step costs
-    /// copies and, with glibc, heap consolidation on every large reallocation.
+    /// Entries to make room for at once: growing a vector of large batches step by step copies
+    /// every entry again at each reallocation.
     capacity: usize,
 }
 
