@@ -407,6 +407,9 @@ enum Ack {
 /// table created outside the gateway (whose leaders are still being elected) or a leader moving
 /// after a TabletServer restart outlasts; a sequence error resets its writer id, and a batch
 /// the server had already committed is reported a success by fluss-rs, never this error.
+/// `SchemaNotExist` is the same window after a schema change: the gateway writes with the new
+/// schema id as soon as the coordinator has it, and a TabletServer that has not heard of it yet
+/// refuses the batch whole (seen in tests/write_route.rs, a column added outside the gateway).
 fn refused_unwritten(e: &fluss::error::Error) -> bool {
     use fluss::rpc::FlussError;
     matches!(
@@ -414,6 +417,7 @@ fn refused_unwritten(e: &fluss::error::Error) -> bool {
         Some(
             FlussError::NotLeaderOrFollower
                 | FlussError::LeaderNotAvailableException
+                | FlussError::SchemaNotExist
                 | FlussError::OutOfOrderSequenceException
                 | FlussError::UnknownWriterIdException
         )
