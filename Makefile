@@ -130,7 +130,8 @@ otelcol:
 	@bash infra/local/otelcol/build.sh | sed '$$d'
 
 ## rie: the AWS Lambda Runtime Interface Emulator (a real Lambda runtime API, for the cold-start
-## benchmark), built from the Go module proxy into the cache (idempotent).
+## benchmark and the Managed Instances test and benchmark), built from the Go module proxy into
+## the cache (idempotent).
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 RIE := $(CACHE)/bin/aws-lambda-rie
 RIE_STAMP := $(RIE).$(RIE_VERSION)
@@ -148,7 +149,7 @@ $(RIE_STAMP):
 ## into docs/benchmarks.md with the machine, date and commit (tests/bench/run.py).
 BENCH_RUNS ?= 3
 # The benchmark binaries run.py drives (each release link takes minutes on two cores).
-BENCH_EXAMPLES := decode-bench write-bench lookup-bench footprint-bench coldstart-bench
+BENCH_EXAMPLES := decode-bench write-bench lookup-bench footprint-bench coldstart-bench concurrency-bench
 bench: tools fetch rie build
 	cargo build --release --workspace --bins
 	cargo build --release -p integration-tests --features bench $(BENCH_EXAMPLES:%=--example %)
@@ -184,7 +185,7 @@ lint:
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.
-test: tools otelcol fetch lint lint-infra fuzz-tools
+test: tools otelcol rie fetch lint lint-infra fuzz-tools
 	cargo test --workspace --no-run
 	cargo build --workspace --bins
 	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider \

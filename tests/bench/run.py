@@ -38,6 +38,7 @@ BENCHES = [
     ("lookup", "lookup-bench", ["100", "300", "1000"]),
     ("footprint", "footprint-bench", []),
     ("coldstart", "coldstart-bench", []),
+    ("concurrency", "concurrency-bench", ["5", "100"]),
 ]
 
 # The functions a deployment packages (infra/sam/template.yaml), and the all-in-one server.

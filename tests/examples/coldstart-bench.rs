@@ -20,11 +20,12 @@
 //! STARTS (cold starts measured, the median printed) defaults to 5.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::path::Path;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use integration_tests::bench::{arg, figure, ms};
+use integration_tests::rie::{Rie, http_answer, write_event};
 use integration_tests::server::{ServerProcess, secured_env};
 use integration_tests::{Stack, release_bin, unique_name};
 use serde_json::{Value, json};
@@ -64,7 +65,6 @@ impl Start {
 
 async fn run() -> Result<(), String> {
     let starts = arg(1, 5)?;
-    let rie = rie_path()?;
     let stack = Stack::load();
     let secured = secured_env(&stack, "10s");
     let table = unique_name("users");
@@ -90,7 +90,7 @@ async fn run() -> Result<(), String> {
     let function = release_bin("fluss-write");
     let mut results = Vec::with_capacity(starts);
     for n in 0..starts {
-        let start = cold_start(&rie, &function, &secured.env, &secured.api_key, &table, n).await?;
+        let start = cold_start(&function, &secured.env, &secured.api_key, &table, n).await?;
         eprintln!(
             "coldstart-bench: start {}: first 200 after {:.1} ms (init {:.1} ms, first invocation {:.1} ms), warm write {:.1} ms",
             n + 1,
@@ -132,72 +132,26 @@ async fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// The emulator built by `make rie` (or `AWS_LAMBDA_RIE` to use another).
-fn rie_path() -> Result<PathBuf, String> {
-    let path = std::env::var_os("AWS_LAMBDA_RIE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let cache = std::env::var_os("FLUSS_GW_CACHE")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                        .join(".cache/fluss-lambda-gateway")
-                });
-            cache.join("bin/aws-lambda-rie")
-        });
-    if path.exists() {
-        Ok(path)
-    } else {
-        Err(format!("{} not found: run `make rie`", path.display()))
-    }
-}
-
 async fn cold_start(
-    rie: &PathBuf,
-    function: &PathBuf,
+    function: &Path,
     env: &BTreeMap<String, String>,
     api_key: &str,
     table: &str,
     n: usize,
 ) -> Result<Start, String> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
-        .port();
-    let log_path =
-        std::env::temp_dir().join(format!("coldstart-bench-{}-{n}.log", std::process::id()));
-    let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
     let http = reqwest::Client::new();
-    let url = format!("http://127.0.0.1:{port}/2015-03-31/functions/function/invocations");
-    let spawned = Instant::now();
-    let mut child = Command::new(rie)
-        .env_clear()
-        .envs(env)
-        .env("AWS_LAMBDA_FUNCTION_NAME", "fluss-write")
-        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
-        .env("AWS_LAMBDA_FUNCTION_TIMEOUT", "30")
-        .arg("--runtime-interface-emulator-address")
-        .arg(format!("127.0.0.1:{port}"))
-        .arg(function)
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log)
-        .spawn()
-        .map_err(|e| format!("spawn {}: {e}", rie.display()))?;
+    let rie = Rie::start(function, env, None)?;
+    let url = rie.invoke_url();
     let outcome = async {
-        let first = invoke(&http, &url, api_key, table, n as i64 * 2, spawned).await?;
-        let first_200 = spawned.elapsed();
+        invoke(&http, &url, api_key, table, n as i64 * 2, rie.spawned).await?;
+        let first_200 = rie.spawned.elapsed();
         let warm_started = Instant::now();
         invoke(&http, &url, api_key, table, n as i64 * 2 + 1, warm_started).await?;
-        let warm = warm_started.elapsed();
-        drop(first);
-        Ok::<_, String>((first_200, warm))
+        Ok::<_, String>((first_200, warm_started.elapsed()))
     }
     .await;
-    let _ = child.kill();
-    let _ = child.wait();
-    let output = std::fs::read_to_string(&log_path).unwrap_or_default();
-    let _ = std::fs::remove_file(&log_path);
+    let output = rie.output();
+    drop(rie);
     let (first_200, warm) = outcome.map_err(|e| format!("{e}\nemulator output:\n{output}"))?;
     let report = output
         .lines()
@@ -213,9 +167,8 @@ async fn cold_start(
     })
 }
 
-/// One write invocation (an API Gateway HTTP API v2 event) until it answers; connection refusals
-/// while the emulator starts are retried for up to 10 s after `since`. The answer must be a
-/// 200 with the row acked.
+/// One one-row write invocation until it answers; connection refusals while the emulator
+/// starts are retried for up to 10 s after `since`. The answer must be a 200 with the row acked.
 async fn invoke(
     http: &reqwest::Client,
     url: &str,
@@ -224,35 +177,15 @@ async fn invoke(
     id: i64,
     since: Instant,
 ) -> Result<Value, String> {
-    let path = format!("/v1/clusters/default/databases/{DB}/tables/{table}/records");
-    let body = json!({"entries": [{"id": "e1", "upsert": {"id": id, "name": "cold"}}]}).to_string();
-    let event = json!({
-        "version": "2.0",
-        "routeKey": "POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records",
-        "rawPath": path,
-        "rawQueryString": "",
-        "headers": {"content-type": "application/json", "x-api-key": api_key, "host": "localhost"},
-        "requestContext": {
-            "accountId": "123456789012", "apiId": "bench", "domainName": "localhost",
-            "http": {"method": "POST", "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "coldstart-bench"},
-            "requestId": format!("bench-{id}"), "routeKey": "POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records",
-            "stage": "$default", "time": "05/Dec/2026:00:00:00 +0000", "timeEpoch": 1796428800000i64
-        },
-        "pathParameters": {"cluster": "default", "database": DB, "table": table},
-        "body": body,
-        "isBase64Encoded": false
-    });
+    let entries = json!([{"id": "e1", "upsert": {"id": id, "name": "cold"}}]);
+    let event = write_event(DB, table, entries, api_key, &format!("bench-{id}")).to_string();
     loop {
-        match http.post(url).body(event.to_string()).send().await {
+        match http.post(url).body(event.clone()).send().await {
             Ok(response) => {
                 let bytes = response.bytes().await.map_err(|e| e.to_string())?;
-                let reply: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-                let answer: Value = reply["body"]
-                    .as_str()
-                    .and_then(|b| serde_json::from_str(b).ok())
-                    .unwrap_or(Value::Null);
-                if reply["statusCode"] != 200 || answer["success_count"] != 1 {
-                    return Err(format!("the write did not succeed: {reply}"));
+                let (status, answer) = http_answer(&bytes)?;
+                if status != 200 || answer["success_count"] != 1 {
+                    return Err(format!("the write did not succeed: {status} {answer}"));
                 }
                 return Ok(answer);
             }

@@ -19,6 +19,7 @@ pub mod bench_table;
 pub mod logs;
 pub mod otel;
 pub mod private_stack;
+pub mod rie;
 pub mod server;
 
 /// Bound on connecting in tests: fluss-rs has no request timeout of its own.

@@ -103,14 +103,11 @@ impl App {
         F: Fn(LambdaEvent<E>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<serde_json::Value, Diagnostic>> + Send + 'static,
     {
+        // Shared, not copied, by the runtime's concurrent workers (one service clone each).
+        let handler = Arc::new(handler);
         let run: EventLoop = Box::new(move |hooks: Arc<[Hook]>| {
-            Box::pin(async move {
-                lambda_runtime::Runtime::new(lambda_runtime::service_fn(handler))
-                    .layer(lambda_runtime::layers::TracingLayer::new())
-                    .layer(AfterInvokeLayer(hooks))
-                    .run()
-                    .await
-            })
+            let service = lambda_runtime::service_fn(move |event| handler(event));
+            Box::pin(run_runtime(lambda_runtime::Runtime::new(service), hooks))
         });
         App {
             entry: Entry::Events(run),
@@ -180,11 +177,12 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
         }
         let served = match entry {
             Entry::Http(router) => {
-                lambda_runtime::Runtime::new(lambda_http::Adapter::from(router))
-                    .layer(lambda_runtime::layers::TracingLayer::new())
-                    .layer(AfterInvokeLayer(hooks))
-                    .run()
-                    .await
+                let service = tower::ServiceExt::<lambda_http::Request>::map_response(
+                    router,
+                    |r: axum::response::Response| r.map(SyncBody::new),
+                );
+                let runtime = lambda_runtime::Runtime::new(lambda_http::Adapter::from(service));
+                run_runtime(runtime, hooks).await
             }
             Entry::Events(run) => run(hooks).await,
         };
@@ -258,6 +256,75 @@ fn spawn_shutdown_on_signal(
     });
 }
 
+/// Environment variable Lambda Managed Instances set to the number of invocations one
+/// execution environment serves at once.
+pub const MAX_CONCURRENCY_ENV: &str = "AWS_LAMBDA_MAX_CONCURRENCY";
+
+/// How many invocations this process serves at once: `AWS_LAMBDA_MAX_CONCURRENCY` when it is a
+/// number above 1 (Lambda Managed Instances), else 1 — the rule `lambda_runtime` applies.
+pub fn max_concurrency(env: Option<&str>) -> u32 {
+    // Parsed as lambda_runtime parses it (no trimming), so the log says what the runtime does.
+    env.and_then(|v| v.parse::<u32>().ok())
+        .filter(|&n| n > 1)
+        .unwrap_or(1)
+}
+
+/// Runs the runtime loop over `runtime`'s service, with the request spans and the after-invoke
+/// hooks. Under Lambda Managed Instances (`AWS_LAMBDA_MAX_CONCURRENCY` > 1) it runs that many
+/// workers, each polling for its own invocation, so one container serves them at once; they
+/// share everything the service holds (the pool's one connection per cluster, the write gate,
+/// the table cache). Otherwise one invocation at a time, as classic Lambda expects.
+async fn run_runtime<S>(
+    runtime: lambda_runtime::Runtime<S>,
+    hooks: Arc<[Hook]>,
+) -> Result<(), lambda_runtime::Error>
+where
+    S: lambda_runtime::Service<
+            lambda_runtime::LambdaInvocation,
+            Response = (),
+            Error = lambda_runtime::Error,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let workers = max_concurrency(std::env::var(MAX_CONCURRENCY_ENV).ok().as_deref());
+    if workers > 1 {
+        tracing::info!(
+            workers,
+            "serving concurrent invocations (Lambda Managed Instances)"
+        );
+    }
+    runtime
+        .layer(lambda_runtime::layers::TracingLayer::new())
+        .layer(AfterInvokeLayer(hooks))
+        .run_concurrent()
+        .await
+}
+
+/// A response body that is `Sync`: lambda_http's adapter must be `Send` to run on the
+/// concurrent runtime's worker tasks, which it is only when the response type is `Sync`, and
+/// axum's body is not. The wrapper only ever gives out `&mut` access, so it is `Sync` for free.
+struct SyncBody(sync_wrapper::SyncWrapper<axum::body::Body>);
+
+impl SyncBody {
+    fn new(body: axum::body::Body) -> Self {
+        SyncBody(sync_wrapper::SyncWrapper::new(body))
+    }
+}
+
+impl http_body::Body for SyncBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(self.get_mut().0.get_mut()).poll_frame(cx)
+    }
+}
+
 /// Runs the after-response hooks once the inner runtime stack (handler, then posting the
 /// response to the runtime API) is done with an invocation.
 #[derive(Clone)]
@@ -274,6 +341,7 @@ impl<S> lambda_runtime::tower::Layer<S> for AfterInvokeLayer {
     }
 }
 
+#[derive(Clone)]
 struct AfterInvoke<S> {
     inner: S,
     hooks: Arc<[Hook]>,
@@ -286,13 +354,12 @@ where
             Response = (),
             Error = lambda_runtime::Error,
         >,
-    S::Future: 'static,
+    S::Future: Send + 'static,
 {
     type Response = ();
     type Error = lambda_runtime::Error;
-    // Not `Send`: the runtime loop polls one invocation at a time on its own task, and
-    // lambda_http's adapter future over an axum router is not `Send`.
-    type Future = Pin<Box<dyn Future<Output = Result<(), lambda_runtime::Error>>>>;
+    // `Send`: concurrent workers run invocations on tokio tasks.
+    type Future = Pin<Box<dyn Future<Output = Result<(), lambda_runtime::Error>> + Send>>;
 
     fn poll_ready(
         &mut self,
@@ -460,4 +527,19 @@ pub fn new_pool(config: fluss_pool::PoolConfig) -> fluss_pool::Pool {
         tracing::warn!(%warning, "configuration advisory");
     }
     fluss_pool::Pool::new(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::max_concurrency;
+
+    #[test]
+    fn concurrency_is_the_managed_instances_setting_when_above_one() {
+        assert_eq!(max_concurrency(None), 1);
+        assert_eq!(max_concurrency(Some("8")), 8);
+        // What lambda_runtime itself runs sequentially: unset, 0, 1, not a number.
+        for one in ["0", "1", "", "many", "-4", "2.5", " 16 "] {
+            assert_eq!(max_concurrency(Some(one)), 1, "{one:?}");
+        }
+    }
 }
