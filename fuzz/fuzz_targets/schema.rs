@@ -130,6 +130,13 @@ fn columns() -> Vec<(&'static str, Value, bool)> {
             json!({"type": "ARRAY", "element_type": {"type": "DECIMAL", "precision": 30, "scale": 6}}),
             true,
         ),
+        (
+            // ARRAY<STRING> with non-null elements: the streaming decoder's string-array path
+            // must refuse a null element as the reference path does.
+            "labels",
+            json!({"type": "ARRAY", "element_type": {"type": "STRING", "nullable": false}}),
+            true,
+        ),
     ]
 }
 
