@@ -7,5 +7,5 @@ use gateway_http::{Family, run_families};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_families("fluss-ddl", &[Family::Catalog]).await
+    run_families("fluss-ddl", &[Family::CATALOG]).await
 }

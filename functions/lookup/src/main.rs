@@ -8,5 +8,5 @@ use gateway_http::{Family, run_families};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_families("fluss-lookup", &[Family::Lookup]).await
+    run_families("fluss-lookup", &[Family::LOOKUP]).await
 }

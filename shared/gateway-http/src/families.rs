@@ -20,26 +20,84 @@ use crate::{
 
 /// A route family: the unit a function serves. A function's `main` names its families; the
 /// standalone server and the single-function deploy serve [`Family::ALL`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Clusters, databases, tables, partitions, `/health`, `/ready`, `/v1/openapi.json`.
-    Catalog,
-    /// `POST …/records`.
-    Write,
-    /// `POST …/records/lookup` and `…/records/prefix-lookup`.
-    Lookup,
-    /// `GET` / `PATCH /v1/clusters/{cluster}/configs`.
-    ClusterConfig,
+///
+/// Each family carries the function that builds its routes rather than being a tag matched at
+/// run time: a binary then links only the families its `main` names (a match would keep every
+/// family's handlers, the row codec and the DynamoDB client of `Idempotency-Key` in every
+/// function, about a third of a route function's size).
+#[derive(Clone, Copy)]
+pub struct Family {
+    name: &'static str,
+    routes: fn(&FamilyParts<'_>) -> Router,
 }
 
 impl Family {
+    /// Clusters, databases, tables, partitions, `/health`, `/ready`, `/v1/openapi.json`.
+    pub const CATALOG: Family = Family {
+        name: "catalog",
+        routes: |parts| catalog_routes(CatalogState::new(parts.pool.clone(), parts.ddl)),
+    };
+    /// `POST …/records`, with its `Idempotency-Key` store when one is configured.
+    pub const WRITE: Family = Family {
+        name: "write",
+        routes: |parts| {
+            let idempotency = Idempotency::from_settings(parts.idempotency, parts.env);
+            write_routes(
+                WriteState::new(parts.pool.clone(), parts.write).with_idempotency(idempotency),
+            )
+        },
+    };
+    /// `POST …/records/lookup` and `…/records/prefix-lookup`.
+    pub const LOOKUP: Family = Family {
+        name: "lookup",
+        routes: |parts| lookup_routes(LookupState::new(parts.pool.clone(), parts.lookup)),
+    };
+    /// `GET` / `PATCH /v1/clusters/{cluster}/configs`.
+    pub const CLUSTER_CONFIG: Family = Family {
+        name: "cluster-config",
+        routes: |parts| {
+            if !parts.config.enabled {
+                tracing::warn!(
+                    "cluster config routes are disabled (gateway.rest.config.enabled=false)"
+                );
+            }
+            config_routes(ConfigState::new(parts.pool.clone(), parts.config))
+        },
+    };
     /// Every family, as `fluss-gateway` serves them.
     pub const ALL: [Family; 4] = [
-        Family::Catalog,
-        Family::Write,
-        Family::Lookup,
-        Family::ClusterConfig,
+        Family::CATALOG,
+        Family::WRITE,
+        Family::LOOKUP,
+        Family::CLUSTER_CONFIG,
     ];
+}
+
+// By name: two copies of one family's builder need not share an address.
+impl PartialEq for Family {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Family {}
+
+impl std::fmt::Debug for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Family").field(&self.name).finish()
+    }
+}
+
+/// What a family's routes are built from: the pool every family shares and every family's
+/// checked settings (all are read whichever families are served, see [`family_router`]).
+struct FamilyParts<'a> {
+    env: &'a BTreeMap<String, String>,
+    pool: &'a Pool,
+    ddl: CatalogOptions,
+    write: WriteLimits,
+    lookup: LookupLimits,
+    config: ConfigOptions,
+    idempotency: &'a IdempotencySettings,
 }
 
 /// Every configuration key of the gateway outside the per-cluster namespace, from the crates
@@ -230,31 +288,24 @@ fn family_parts(
             i.err(),
         ]));
     };
-    let idempotency = Idempotency::from_settings(&idempotency, env);
     let auth = Authenticator::from_settings(&auth, env);
     // Metric labels may name these clusters and no other.
     gateway_telemetry::families::set_clusters(pool.clusters().iter().map(|c| c.id.clone()));
     let pool = new_pool(pool);
-    let mut routes = Router::new();
-    for family in families {
-        routes = routes.merge(match family {
-            Family::Catalog => catalog_routes(CatalogState::new(pool.clone(), ddl)),
-            Family::Write => write_routes(
-                WriteState::new(pool.clone(), write).with_idempotency(idempotency.clone()),
-            ),
-            Family::Lookup => lookup_routes(LookupState::new(pool.clone(), lookup)),
-            Family::ClusterConfig => {
-                if !config.enabled {
-                    tracing::warn!(
-                        "cluster config routes are disabled (gateway.rest.config.enabled=false)"
-                    );
-                }
-                config_routes(ConfigState::new(pool.clone(), config))
-            }
-        });
-    }
+    let parts = FamilyParts {
+        env,
+        pool: &pool,
+        ddl,
+        write,
+        lookup,
+        config,
+        idempotency: &idempotency,
+    };
+    let routes = families.iter().fold(Router::new(), |routes, family| {
+        routes.merge((family.routes)(&parts))
+    });
     // The write family keeps its own body limit on its route; this one covers the rest.
-    let max_bytes = if families.contains(&Family::Write) {
+    let max_bytes = if families.contains(&Family::WRITE) {
         DEFAULT_MAX_REQUEST_BYTES.max(write.max_request_bytes)
     } else {
         DEFAULT_MAX_REQUEST_BYTES
@@ -381,7 +432,7 @@ mod tests {
         ] {
             let mut env = env();
             env.insert(stray.into(), "1".into());
-            let problems = family_router(&env, &[Family::Write]).unwrap_err();
+            let problems = family_router(&env, &[Family::WRITE]).unwrap_err();
             assert!(
                 problems.contains(&format!(
                     "`{stray}`: unknown key (did you mean `{nearest}`?)"
@@ -392,7 +443,7 @@ mod tests {
         // Variables outside the gateway's prefix belong to others.
         let mut env = env();
         env.insert("FLUSS_BOOTSTRAP_PLAINTEXT".into(), "x".into());
-        assert!(family_router(&env, &[Family::Write]).is_ok());
+        assert!(family_router(&env, &[Family::WRITE]).is_ok());
     }
 
     #[test]

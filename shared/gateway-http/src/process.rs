@@ -497,7 +497,7 @@ pub async fn otlp_headers_from_secret(
 }
 
 /// [`run_function`] of a function serving `families` (`fluss-write` serves
-/// `[Family::Write]`, `fluss-gateway` [`crate::Family::ALL`]).
+/// `[Family::WRITE]`, `fluss-gateway` [`crate::Family::ALL`]).
 pub async fn run_families(
     name: &'static str,
     families: &[crate::Family],
