@@ -116,6 +116,9 @@ async fn concurrent_invocations_share_one_process_and_one_connection() {
 
     let mut next_id = 1;
     for round in 0..ROUNDS {
+        // A worker that has just answered polls for its next invocation a moment later; the
+        // pause lets every worker be back before the round, so a refusal means a missing worker.
+        tokio::time::sleep(Duration::from_millis(200)).await;
         let calls: Vec<_> = (0..WORKERS as usize)
             .map(|n| tokio::spawn(invoke(next_id + n)))
             .collect();
