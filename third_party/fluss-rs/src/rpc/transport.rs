@@ -67,6 +67,10 @@ impl AsyncWrite for Transport {
 impl Transport {
     pub async fn connect(server: &str, timeout: Option<Duration>) -> Result<Self, RpcError> {
         let tcp_stream = Self::connect_timeout(server, timeout).await?;
+        // Patched (fluss-lambda-gateway, third_party/fluss-rs/PATCHES.md): requests are
+        // pipelined on one connection, and with Nagle's algorithm each one written behind an
+        // unacknowledged one waits for the server's delayed ACK (~40 ms).
+        tcp_stream.set_nodelay(true)?;
         Ok(Transport::Plain { inner: tcp_stream })
     }
 
