@@ -83,7 +83,7 @@ enum Entry {
 }
 
 impl App {
-    /// An HTTP function (API Gateway / ALB events in Lambda, a TCP listener standalone).
+    /// An HTTP function (API Gateway HTTP or REST API events in Lambda, a TCP listener standalone).
     pub fn http(router: Router) -> Self {
         App {
             entry: Entry::Http(router),

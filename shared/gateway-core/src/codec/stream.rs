@@ -142,6 +142,32 @@ fn give_up<E: de::Error>() -> E {
     E::custom("not for the streaming path")
 }
 
+/// The visitor methods of the JSON kinds a seed does not take, each giving up (the reference
+/// path then decides), so a visitor lists only what it accepts.
+macro_rules! give_up_on {
+    ($($kind:ident),+) => { $(give_up_on!(@ $kind);)+ };
+    (@ bool) => { give_up_on!(@ visit_bool, bool); };
+    (@ i64) => { give_up_on!(@ visit_i64, i64); };
+    (@ u64) => { give_up_on!(@ visit_u64, u64); };
+    (@ f64) => { give_up_on!(@ visit_f64, f64); };
+    (@ str) => { give_up_on!(@ visit_str, &str); };
+    (@ $method:ident, $value:ty) => {
+        fn $method<E: de::Error>(self, _: $value) -> Result<Self::Value, E> {
+            Err(give_up())
+        }
+    };
+    (@ seq) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            Err(give_up())
+        }
+    };
+    (@ map) => {
+        fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            Err(give_up())
+        }
+    };
+}
+
 /// The body: `{"entries":[…]}` and nothing else.
 struct BodySeed<'c> {
     codec: &'c RowCodec,
@@ -543,13 +569,7 @@ impl<'de> Visitor<'de> for ScalarSeed<'_, '_> {
     }
 
     // An array or object where a scalar belongs is an error on either path.
-    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(give_up())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(give_up())
-    }
+    give_up_on!(seq, map);
 }
 
 impl ScalarArraySeed<'_, '_> {
@@ -612,29 +632,7 @@ impl<'de> Visitor<'de> for StringElementSeed {
         Ok(None)
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(give_up())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(give_up())
-    }
+    give_up_on!(bool, i64, u64, f64, seq, map);
 }
 
 /// An ARRAY of scalars (the common nested column: tags, ids), element by element as the
@@ -691,29 +689,7 @@ impl<'de> Visitor<'de> for ScalarArraySeed<'_, '_> {
     }
 
     // Anything else where an array belongs is an error on either path.
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Err(give_up())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(give_up())
-    }
+    give_up_on!(bool, i64, u64, f64, str, map);
 }
 
 #[cfg(test)]
