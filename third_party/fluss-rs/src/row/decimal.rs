@@ -170,7 +170,12 @@ impl Decimal {
             });
         }
 
-        let actual_precision = Self::compute_precision(&BigInt::from(unscaled_long));
+        // Patched (PATCHES.md, 2): the digits of an i64 counted without a BigInt and its
+        // decimal string, same result as compute_precision.
+        let actual_precision = unscaled_long
+            .unsigned_abs()
+            .checked_ilog10()
+            .map_or(1, |log| log as usize + 1);
         if actual_precision > precision as usize {
             return Err(Error::IllegalArgument {
                 message: format!(
@@ -288,6 +293,29 @@ mod tests {
             Decimal::from_big_decimal(bd, 11, 10).is_ok(),
             "Should accept with correct precision=11"
         );
+    }
+
+    /// Patch 2 (PATCHES.md): the i64 digit count agrees with compute_precision at every
+    /// power-of-ten edge, both signs, and the i64 extremes.
+    #[test]
+    fn unscaled_long_precision_matches_compute_precision() {
+        let mut values = vec![0i64, 1, -1, i64::MAX, i64::MIN, i64::MIN + 1];
+        let mut p = 1i64;
+        while let Some(next) = p.checked_mul(10) {
+            values.extend([p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]);
+            p = next;
+        }
+        values.extend([p - 1, p, p + 1, -p]);
+        for v in values {
+            let digits = Decimal::compute_precision(&BigInt::from(v));
+            for precision in 1..=MAX_COMPACT_PRECISION {
+                assert_eq!(
+                    Decimal::from_unscaled_long(v, precision, 0).is_ok(),
+                    digits <= precision as usize,
+                    "{v} at precision {precision}"
+                );
+            }
+        }
     }
 
     /// Test precision validation boundaries
