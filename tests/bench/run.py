@@ -33,8 +33,8 @@ END = "<!-- make bench: end -->"
 
 # (name, example binary, arguments): each prints FIGURE lines.
 BENCHES = [
-    ("decode", "decode-bench", ["100000", "5"]),
-    ("write", "write-bench", ["1000", "30", "500"]),
+    ("decode", "decode-bench", ["1000", "100", "5"]),
+    ("write", "write-bench", ["1000", "100", "500"]),
     ("lookup", "lookup-bench", ["100", "300", "1000"]),
     ("footprint", "footprint-bench", []),
     ("coldstart", "coldstart-bench", []),

@@ -52,6 +52,46 @@ where
     Ok(times)
 }
 
+/// Runs `a(i)` and `b(i)` alternately, `warmup` pairs untimed (with `i` from `n`), then `n`
+/// pairs timed, `a` first on even `i` and `b` first on odd: on a shared two-core machine the
+/// cluster's own pace drifts (compactions, JIT, GC), and interleaving exposes both sides to the
+/// same drift instead of giving one side the good minute.
+pub async fn time_pairs<A, FA, B, FB>(
+    warmup: usize,
+    n: usize,
+    a: A,
+    b: B,
+) -> Result<(Vec<Duration>, Vec<Duration>), String>
+where
+    A: Fn(usize) -> FA,
+    FA: Future<Output = Result<(), String>>,
+    B: Fn(usize) -> FB,
+    FB: Future<Output = Result<(), String>>,
+{
+    for i in 0..warmup {
+        a(n + i).await?;
+        b(n + i).await?;
+    }
+    let (mut ta, mut tb) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        for a_turn in if i % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        } {
+            let started = Instant::now();
+            if a_turn {
+                a(i).await?;
+                ta.push(started.elapsed());
+            } else {
+                b(i).await?;
+                tb.push(started.elapsed());
+            }
+        }
+    }
+    Ok((ta, tb))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

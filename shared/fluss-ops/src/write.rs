@@ -478,7 +478,9 @@ async fn resend_refused(
 /// after it and undo it. Such a row fails with its refusal instead (not written). `key` holds
 /// the key columns' positions, empty for a log table (appends have no key to keep in order).
 fn keep_key_order(rows: &[DecodedEntry], key: &[usize], acks: &mut [Ack]) {
-    if key.is_empty() {
+    // Nearly every batch has nothing to resend: hashing every acked row's key for it was 18 %
+    // of the write route's CPU on 1000-row batches (perf, write-bench).
+    if key.is_empty() || !acks.iter().any(|a| matches!(a, Ack::Resendable(_))) {
         return;
     }
     fn key_of<'r>(row: &'r DecodedEntry, key: &[usize]) -> Vec<Option<&'r Datum<'static>>> {

@@ -797,3 +797,114 @@ mod compact_decimals {
         );
     }
 }
+
+mod plain_times {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// [`plain_utc`] in nanoseconds since the epoch, as jiff counts them.
+    fn plain_utc_nanos(text: &str) -> Option<i128> {
+        plain_utc(text).map(|(ms, ns)| i128::from(ms) * 1_000_000 + i128::from(ns))
+    }
+
+    /// jiff's reading of a zone-free time of day, in nanoseconds.
+    fn jiff_time(text: &str) -> Option<i64> {
+        let t = jiff::civil::Time::from_str(text).ok()?;
+        Some(
+            ((i64::from(t.hour()) * 60 + i64::from(t.minute())) * 60 + i64::from(t.second()))
+                * 1_000_000_000
+                + i64::from(t.subsec_nanosecond()),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// A time the integer path takes is one jiff takes, with jiff's value; of the plain
+        /// form it leaves only leap seconds and over-long fractions to jiff.
+        #[test]
+        fn plain_times_take_the_integer_path_with_jiffs_value(
+            text in "([01][0-9]|2[0-5]):[0-6][0-9]:[0-6][0-9](\\.[0-9]{0,10})?",
+        ) {
+            let fast = plain_time_nanos(text.as_bytes());
+            match jiff_time(&text) {
+                Some(slow) => {
+                    let plain = text.len() <= 18 && !text.ends_with('.') && &text[6..8] != "60";
+                    if plain {
+                        prop_assert_eq!(fast, Some(slow), "{}", text);
+                    } else {
+                        prop_assert!(fast.is_none() || fast == Some(slow), "{}", text);
+                    }
+                }
+                None => prop_assert!(fast.is_none(), "{} is refused by jiff", text),
+            }
+        }
+
+        /// The same for UTC instants against `jiff::Timestamp`, over every four-digit year
+        /// (jiff's range ends inside year 9999).
+        #[test]
+        fn plain_utc_instants_take_the_integer_path_with_jiffs_value(
+            text in "[0-9]{4}-(0[1-9]|1[0-3])-(0[1-9]|[12][0-9]|3[0-2])T([01][0-9]|2[0-4]):[0-5][0-9]:[0-6][0-9](\\.[0-9]{1,10})?Z",
+        ) {
+            let fast = plain_utc_nanos(&text);
+            match jiff::Timestamp::from_str(&text) {
+                Ok(ts) => {
+                    if let Some(fast) = fast {
+                        prop_assert_eq!(fast, ts.as_nanosecond(), "{}", text);
+                    }
+                    let year: i16 = text[..4].parse().unwrap();
+                    let plain = (1..=9998).contains(&year) && text.len() <= 30 && &text[17..19] != "60";
+                    prop_assert_eq!(fast.is_some(), plain, "{}", text);
+                }
+                Err(_) => prop_assert!(fast.is_none(), "{} is refused by jiff", text),
+            }
+        }
+    }
+
+    #[test]
+    fn the_edges_of_the_plain_forms() {
+        assert_eq!(
+            plain_time_nanos(b"23:59:59.999999999"),
+            Some(86_399_999_999_999)
+        );
+        assert_eq!(plain_time_nanos(b"00:00:00"), Some(0));
+        assert_eq!(plain_time_nanos(b"00:00:00.5"), Some(500_000_000));
+        for left in [
+            "24:00:00",
+            "23:59:60",
+            "12:00:00,5",
+            "12:00:00.",
+            "12:00:00.1234567890",
+            "12:00",
+            "1:00:00",
+            "12:00:00Z",
+        ] {
+            assert_eq!(plain_time_nanos(left.as_bytes()), None, "{left}");
+        }
+        assert_eq!(plain_utc_nanos("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            plain_utc_nanos("1969-12-31T23:59:59.999Z"),
+            Some(-1_000_000)
+        );
+        for left in [
+            "9999-12-31T23:59:59Z",
+            "0000-01-01T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "2026-01-01t00:00:00Z",
+            "2026-01-01T00:00:00z",
+            "2026-01-01T00:00:00+00:00",
+            "+2026-01-01T00:00:00Z",
+        ] {
+            assert_eq!(plain_utc_nanos(left), None, "{left}");
+        }
+        // What the integer path leaves, jiff still decides as before.
+        let c = one(json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 9}));
+        let slow = jiff::Timestamp::from_str("2016-12-31T23:59:60Z").unwrap();
+        match datum(&c, json!("2016-12-31T23:59:60Z")) {
+            Datum::TimestampLtz(t) => assert_eq!(
+                i128::from(t.get_epoch_millisecond()) * 1_000_000,
+                slow.as_nanosecond()
+            ),
+            d => panic!("{d:?}"),
+        }
+    }
+}
