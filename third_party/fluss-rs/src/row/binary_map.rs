@@ -37,8 +37,15 @@ use std::hash::{Hash, Hasher};
 ///
 /// Stores entries as two parallel binary arrays (keys and values) within a single
 /// byte buffer.
+///
+/// Patched (PATCHES.md, 3): the parts live behind one `Box`, so that a `FlussMap` is one pointer
+/// wide. Unboxed it was 192 bytes, and so was every `Datum` (the largest variant sets the enum's
+/// size): a 10-column row took 1,920 bytes whatever its values.
 #[derive(Clone)]
-pub struct FlussMap {
+pub struct FlussMap(Box<MapParts>);
+
+#[derive(Clone)]
+struct MapParts {
     data: Bytes,
     key_array: FlussArray,
     value_array: FlussArray,
@@ -50,7 +57,7 @@ impl fmt::Debug for FlussMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FlussMap")
             .field("size", &self.size())
-            .field("data_len", &self.data.len())
+            .field("data_len", &self.0.data.len())
             .finish()
     }
 }
@@ -63,7 +70,7 @@ impl fmt::Display for FlussMap {
 
 impl PartialEq for FlussMap {
     fn eq(&self, other: &Self) -> bool {
-        self.data == other.data
+        self.0.data == other.0.data
     }
 }
 
@@ -77,13 +84,13 @@ impl PartialOrd for FlussMap {
 
 impl Ord for FlussMap {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.data.cmp(&other.data)
+        self.0.data.cmp(&other.0.data)
     }
 }
 
 impl Hash for FlussMap {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.data.hash(state);
+        self.0.data.hash(state);
     }
 }
 
@@ -92,7 +99,7 @@ impl Serialize for FlussMap {
     where
         S: serde::Serializer,
     {
-        serializer.serialize_bytes(&self.data)
+        serializer.serialize_bytes(&self.0.data)
     }
 }
 
@@ -189,13 +196,13 @@ impl FlussMap {
         value_type: &DataType,
     ) -> Result<Self> {
         let (key_array, value_array) = Self::validate(data, key_type, value_type)?;
-        Ok(FlussMap {
+        Ok(FlussMap(Box::new(MapParts {
             data: Bytes::copy_from_slice(data),
             key_array,
             value_array,
             key_type: key_type.clone(),
             value_type: value_type.clone(),
-        })
+        })))
     }
 
     /// Creates a FlussMap from owned bytes without copying.
@@ -205,13 +212,13 @@ impl FlussMap {
         value_type: &DataType,
     ) -> Result<Self> {
         let (key_array, value_array) = Self::validate(&data, key_type, value_type)?;
-        Ok(FlussMap {
+        Ok(FlussMap(Box::new(MapParts {
             data,
             key_array,
             value_array,
             key_type: key_type.clone(),
             value_type: value_type.clone(),
-        })
+        })))
     }
 
     /// Creates a FlussMap by combining a key array and a value array.
@@ -247,41 +254,41 @@ impl FlussMap {
         data.extend_from_slice(value_bytes);
 
         let data = Bytes::from(data);
-        Ok(FlussMap {
+        Ok(FlussMap(Box::new(MapParts {
             data,
             key_array: key_array.clone(),
             value_array: value_array.clone(),
             key_type: key_type.clone(),
             value_type: value_type.clone(),
-        })
+        })))
     }
 
     /// Returns the number of entries in the map.
     pub fn size(&self) -> usize {
-        self.key_array.size()
+        self.0.key_array.size()
     }
 
     /// Returns the raw bytes of this map (the complete binary representation).
     pub fn as_bytes(&self) -> &[u8] {
-        &self.data
+        &self.0.data
     }
 
     /// Returns the key array.
     pub fn key_array(&self) -> &FlussArray {
-        &self.key_array
+        &self.0.key_array
     }
 
     /// Returns the value array.
     pub fn value_array(&self) -> &FlussArray {
-        &self.value_array
+        &self.0.value_array
     }
 
     pub fn key_type(&self) -> &DataType {
-        &self.key_type
+        &self.0.key_type
     }
 
     pub fn value_type(&self) -> &DataType {
-        &self.value_type
+        &self.0.value_type
     }
 
     pub fn entries(&self) -> Entries<'_> {
@@ -331,8 +338,8 @@ impl<'a> Iterator for Entries<'a> {
         }
         let i = self.index;
         self.index += 1;
-        let key = read_datum_from_fluss_array(&self.map.key_array, i, &self.map.key_type);
-        let value = read_datum_from_fluss_array(&self.map.value_array, i, &self.map.value_type);
+        let key = read_datum_from_fluss_array(&self.map.0.key_array, i, &self.map.0.key_type);
+        let value = read_datum_from_fluss_array(&self.map.0.value_array, i, &self.map.0.value_type);
         Some(key.and_then(|k| value.map(|v| (k, v))))
     }
 
