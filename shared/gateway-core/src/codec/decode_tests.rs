@@ -908,3 +908,15 @@ mod plain_times {
         }
     }
 }
+
+/// The decoder fills a row of `Datum`s per entry: at 192 bytes each (fluss-rs 1.0.0 unpatched,
+/// its `FlussMap` inline) a 10-column row took 1,920 bytes. The vendored crate boxes the map and
+/// the decimal's `BigDecimal` (third_party/fluss-rs/PATCHES.md, 3); this fails if that is lost.
+#[test]
+fn a_datum_stays_small() {
+    assert!(
+        std::mem::size_of::<Datum>() <= 56,
+        "{}",
+        std::mem::size_of::<Datum>()
+    );
+}
