@@ -86,7 +86,11 @@ impl RowCodec {
         .deserialize(&mut de)
         .ok()?;
         de.end().ok()?;
-        let mut ids = HashSet::with_capacity(entries.len());
+        // foldhash, not SipHash: std's hasher was 2 % of the decoder's time on 10-column rows.
+        let mut ids = HashSet::with_capacity_and_hasher(
+            entries.len(),
+            foldhash::fast::RandomState::default(),
+        );
         entries
             .iter()
             .all(|e| ids.insert(e.id.as_str()))
@@ -385,7 +389,7 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
         let codec = self.codec;
         let n = codec.columns.len();
         let delete = self.op == WriteOp::Delete;
-        // Not `GenericRow::new`: it clones a 192-byte `Datum::Null` into each column, where
+        // Not `GenericRow::new`: it clones a `Datum::Null` (56 bytes) into each column, where
         // only the tag needs writing.
         let mut values = Vec::with_capacity(n);
         values.resize_with(n, || Datum::Null);
@@ -587,7 +591,7 @@ impl<'de> Visitor<'de> for ScalarSeed<'_, '_> {
 
 impl ScalarArraySeed<'_, '_> {
     /// ARRAY<STRING>, the most common array: its elements go into the array's bytes straight
-    /// from the body (borrowed unless escaped), not through a 192-byte `Datum` and a `String`
+    /// from the body (borrowed unless escaped), not through a `Datum` and a `String`
     /// each. The rules are STRING's: a string, or null where the element type allows it.
     fn strings<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut items: Vec<Option<std::borrow::Cow<'de, str>>> =
