@@ -521,6 +521,42 @@ pub(super) fn decode_scalar_into(
     Ok(())
 }
 
+/// Whether every non-null value of `dt` is a string of ASCII text (base64 for BYTES and
+/// BINARY, `YYYY-MM-DD` for DATE) and nothing else: the streaming decoder reads those values as
+/// bytes, so that serde_json skips its UTF-8 check of each.
+pub(super) fn takes_ascii_text(dt: &DataType) -> bool {
+    matches!(
+        dt,
+        DataType::Bytes(_) | DataType::Binary(_) | DataType::Date(_)
+    )
+}
+
+/// A string value of a [`takes_ascii_text`] type, as the bytes between its quotes, decoded into
+/// `slot` by the rules of [`decode_scalar_into`]. Non-ASCII bytes never decode, so the result
+/// is that of the same text read as a `str`; `None` leaves the value to the reference path
+/// (which words the error).
+pub(super) fn decode_ascii_text_into(
+    dt: &DataType,
+    text: &[u8],
+    slot: &mut Datum<'static>,
+) -> Option<()> {
+    match dt {
+        DataType::Bytes(_) => *slot = Datum::Blob(BASE64.decode(text).ok()?.into()),
+        DataType::Binary(b) => {
+            let data = BASE64.decode(text).ok()?;
+            if data.len() != b.length() {
+                return None;
+            }
+            *slot = Datum::Blob(data.into())
+        }
+        DataType::Date(_) => {
+            *slot = Datum::Date(Date::new(days_since_epoch(parse_date_bytes(text)?)))
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
 fn check_depth(depth: usize) -> VResult<()> {
     if depth > MAX_NESTING_DEPTH {
         Err(ValueError::new(format!(
@@ -793,7 +829,11 @@ fn date(v: &Scalar<'_>) -> VResult<i32> {
 /// `[-]YYYY[YY]-MM-DD` (a four- to six-digit year) → the date, when it exists. Read as bytes:
 /// splitting on `-` with `str` patterns cost more than the date arithmetic.
 fn parse_date(s: &str) -> Option<jiff::civil::Date> {
-    let b = s.as_bytes();
+    parse_date_bytes(s.as_bytes())
+}
+
+/// [`parse_date`] of the text's bytes (non-ASCII never parses).
+fn parse_date_bytes(b: &[u8]) -> Option<jiff::civil::Date> {
     let (neg, rest) = match b.first()? {
         b'-' => (true, &b[1..]),
         _ => (false, b),

@@ -21,7 +21,10 @@ use fluss::row::{Datum, GenericRow};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
-use super::decode::{Scalar, array_of, decode_scalar_into, decode_value_at, is_scalar_type};
+use super::decode::{
+    Scalar, array_of, decode_ascii_text_into, decode_scalar_into, decode_value_at, is_scalar_type,
+    takes_ascii_text,
+};
 use super::{PartialTarget, RowCodec, RowRef};
 use crate::error::GatewayError;
 use crate::names::check_partition_value;
@@ -536,7 +539,37 @@ impl<'de> DeserializeSeed<'de> for ScalarSeed<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
+        // BYTES, BINARY and DATE take a string of ASCII or null, nothing else: read as bytes,
+        // serde_json skips its UTF-8 check of the value (any other kind of value fails here and
+        // the reference path decides it).
+        if takes_ascii_text(self.data_type) {
+            d.deserialize_option(AsciiTextSeed(self))
+        } else {
+            d.deserialize_any(self)
+        }
+    }
+}
+
+/// A value of a [`takes_ascii_text`] column: null, or a string read as bytes.
+struct AsciiTextSeed<'t, 'r>(ScalarSeed<'t, 'r>);
+
+impl<'de> Visitor<'de> for AsciiTextSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.0.decode(Scalar::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_bytes(self)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+        decode_ascii_text_into(self.0.data_type, v, self.0.slot).ok_or_else(give_up)
     }
 }
 
@@ -594,16 +627,25 @@ impl ScalarArraySeed<'_, '_> {
     /// from the body (borrowed unless escaped), not through a `Datum` and a `String`
     /// each. The rules are STRING's: a string, or null where the element type allows it.
     fn strings<'de, A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut items: Vec<Option<std::borrow::Cow<'de, str>>> =
-            Vec::with_capacity(seq.size_hint().unwrap_or(4));
+        // The writer wants the element count up front, so the elements are held until the end:
+        // the first few on the stack (most arrays are short), the rest in a vector.
+        const INLINE: usize = 8;
+        let mut first: [Option<std::borrow::Cow<'de, str>>; INLINE] = Default::default();
+        let mut rest = Vec::new();
+        let mut count = 0;
         while let Some(item) = seq.next_element_seed(StringElementSeed)? {
             if item.is_none() && !self.element_type.is_nullable() {
                 return Err(give_up());
             }
-            items.push(item);
+            match first.get_mut(count) {
+                Some(slot) => *slot = item,
+                None => rest.push(item),
+            }
+            count += 1;
         }
-        let mut w = fluss::row::FlussArrayWriter::new(items.len(), self.element_type);
-        for (i, item) in items.iter().enumerate() {
+        let items = first.iter().take(count).chain(rest.iter());
+        let mut w = fluss::row::FlussArrayWriter::new(count, self.element_type);
+        for (i, item) in items.enumerate() {
             match item {
                 Some(s) => w.write_string(i, s),
                 None => w.set_null_at(i),
@@ -783,6 +825,13 @@ mod tests {
                 r#"{"id": "c", "delete": {"id": 3, "day": "2026-12-05", "name": {"x": [1]}}}"#,
                 r#"{"id": "d\u2603", "upsert": {"id": 9007199254740993, "day": "d", "price": 1}}"#,
             );
+            // More elements than the decoder holds on the stack, a null among them.
+            let body = body.replacen(
+                r#""tags":["a",null]"#,
+                r#""tags":["1","2","3","4","5","6","7",null,"9","10","\u0031\u0031"]"#,
+                1,
+            );
+            assert!(body.contains(r#""10""#), "the long array is in the body");
             let streamed = c
                 .decode_write_streaming(body.as_bytes(), 10)
                 .expect("taken");
