@@ -116,8 +116,11 @@ async fn a_table_dropped_and_recreated_with_another_column_order_is_written_corr
     conn.call(&secs(30), "drop table", admin.drop_table(&path, false))
         .await
         .expect("drop");
+    // Recreated through a pool of its own, as another client would: this pool's connection
+    // must not learn the new table id from the recreation (its wait for the bucket's leader).
+    let elsewhere = Pool::new(pool_config(&stack, &[]));
     create_pk_table(
-        &pool,
+        &elsewhere,
         &path,
         &[("v", DataTypes::string()), ("id", DataTypes::int())],
         "id",

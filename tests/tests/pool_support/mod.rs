@@ -37,7 +37,8 @@ pub fn secs(secs: u64) -> Deadline {
 }
 
 /// Creates `db` (if absent) and a primary-key table `db.table` with `columns` (name, type);
-/// `pk` is the key column. Goes through the pool's own connection.
+/// `pk` is the key column. Goes through the pool's own connection; returns once the table's
+/// bucket has a leader that serves it.
 pub async fn create_pk_table(
     pool: &Pool,
     path: &TablePath,
@@ -73,7 +74,24 @@ pub async fn create_pk_table(
         "create table",
         admin.create_table(path, &desc, true),
     )
-    .await
+    .await?;
+    // A write sent before the bucket's leader knows the new table id is refused as a whole
+    // ("does not know this table ID", seen once in CI right after a table was recreated), so
+    // the table is ready only once its bucket answers.
+    loop {
+        let listed = conn
+            .call(
+                &deadline.capped(Duration::from_secs(2)),
+                "list offsets",
+                admin.list_offsets(path, &[0], fluss::rpc::message::OffsetSpec::Latest),
+            )
+            .await;
+        match listed {
+            Ok(_) => return Ok(()),
+            Err(e) if deadline.is_expired() => return Err(e),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
 }
 
 /// The standard test table: `id INT` primary key, `v STRING`.
