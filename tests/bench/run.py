@@ -34,7 +34,7 @@ END = "<!-- make bench: end -->"
 # (name, example binary, arguments): each prints FIGURE lines.
 BENCHES = [
     ("decode", "decode-bench", ["1000", "100", "5"]),
-    ("write", "write-bench", ["1000", "100", "500"]),
+    ("write", "write-bench", ["1000", "300", "500"]),
     ("lookup", "lookup-bench", ["100", "300", "1000"]),
     ("footprint", "footprint-bench", []),
     ("coldstart", "coldstart-bench", []),
