@@ -158,8 +158,14 @@ impl Writers {
     }
 
     /// Hands one row to its writer. Synchronous: it blocks at most the pool's bounded
-    /// `buffer-wait-timeout` when the writer buffer is full, then fails with 429.
-    fn submit(&self, entry: &DecodedEntry) -> Result<WriteResultFuture, GatewayError> {
+    /// `buffer-wait-timeout` when the writer buffer is full, then fails with 429. A refusal
+    /// that condemns the connection (a closed writer) counts against its health, so the pool
+    /// rebuilds a connection whose writer refuses every row instead of serving it forever.
+    fn submit(
+        &self,
+        conn: &PooledConnection,
+        entry: &DecodedEntry,
+    ) -> Result<WriteResultFuture, GatewayError> {
         let missing = || GatewayError::internal("no writer was prepared for this row");
         let r = &entry.row;
         let submitted = match entry.op {
@@ -167,7 +173,10 @@ impl Writers {
             WriteOp::Upsert => self.upsert.as_ref().ok_or_else(missing)?.upsert(r),
             WriteOp::Delete => self.delete.as_ref().ok_or_else(missing)?.delete(r),
         };
-        submitted.map_err(|e| GatewayError::from(&e))
+        submitted.map_err(|e| {
+            conn.record_error("write", &e);
+            GatewayError::from(&e)
+        })
     }
 }
 
@@ -275,7 +284,7 @@ async fn write_batch(
     } = batch;
     ensure_partitions_exist(conn, handle, &rows, deadline).await?;
     let writers = Writers::for_batch(handle, &rows, target.as_ref())?;
-    let pending = submit_all(&writers, rows.iter(), deadline)?;
+    let pending = submit_all(conn, &writers, rows.iter(), deadline)?;
     let acks = await_acks(conn, pending, deadline).await;
     let key: Vec<usize> = codec
         .primary_key_names()
@@ -303,6 +312,7 @@ enum Pending {
 /// Submits rows in input order until one is refused or the deadline passes; the rest are not
 /// submitted. A refusal of the very first row fails the request (nothing was written).
 fn submit_all<'r>(
+    conn: &PooledConnection,
     writers: &Writers,
     rows: impl ExactSizeIterator<Item = &'r DecodedEntry>,
     deadline: &Deadline,
@@ -326,7 +336,7 @@ fn submit_all<'r>(
             pending.push(Pending::NotSubmitted(e));
             continue;
         }
-        match writers.submit(row) {
+        match writers.submit(conn, row) {
             Ok(fut) => pending.push(Pending::Submitted(fut)),
             Err(e) if pending.is_empty() => return Err(e),
             Err(e) => {
@@ -457,7 +467,7 @@ async fn resend_refused(
         );
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(LEADER_BACKOFF_MAX);
-        let again = match submit_all(writers, refused.iter().map(|&i| &rows[i]), deadline) {
+        let again = match submit_all(conn, writers, refused.iter().map(|&i| &rows[i]), deadline) {
             Ok(pending) => await_acks(conn, pending, deadline).await,
             Err(e) => refused.iter().map(|_| Ack::Done(Err(e.clone()))).collect(),
         };

@@ -973,8 +973,13 @@ impl RecordAccumulator {
         self.closed.load(Ordering::Acquire)
     }
 
+    /// Fails every batch not yet acknowledged with `error`. The writer stays usable: the
+    /// sender calls this when a writer id cannot be allocated (a TabletServer down for a
+    /// while), after which later appends must still be taken. (Patched: this closed the
+    /// memory limiter, which made every later append fail with "Memory limiter is closed"
+    /// for the life of the connection; only a forced shutdown closes it now, see
+    /// [`RecordAccumulator::close_memory_limiter`].)
     pub fn abort_batches(&self, error: broadcast::Error) {
-        self.memory_limiter.close();
         // Complete batches still in deques (not yet drained).
         for mut entry in self.write_batches.iter_mut() {
             for deque in entry.value_mut().batches.values_mut() {
@@ -992,6 +997,12 @@ impl RecordAccumulator {
             handle.fail(error.clone());
         }
         incomplete.clear();
+    }
+
+    /// Refuses every later append and wakes the producers blocked on memory: the writer is
+    /// shutting down for good.
+    pub fn close_memory_limiter(&self) {
+        self.memory_limiter.close();
     }
 
     /// Fails the queued batches of `table_path` that were appended under
@@ -1749,6 +1760,41 @@ mod tests {
         assert!(matches!(
             batch_result,
             Err(broadcast::Error::Client { message }) if message == "test abort"
+        ));
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn aborted_batches_leave_the_writer_usable_until_the_memory_limiter_closes()
+    -> Result<()> {
+        let idempotence = disabled_idempotence();
+        let config = Config::default();
+        let accumulator = RecordAccumulator::new(config, Arc::clone(&idempotence));
+        let table_path = TablePath::new("db".to_string(), "tbl".to_string());
+        let physical_table_path = Arc::new(PhysicalTablePath::of(Arc::new(table_path.clone())));
+        let table_info = Arc::new(build_table_info(table_path.clone(), 1, 1));
+        let cluster = Arc::new(build_cluster(&table_path, 1, 1));
+        let row = GenericRow {
+            values: vec![Datum::Int32(1)],
+        };
+        let record = WriteRecord::for_append(table_info, physical_table_path, 1, &row);
+        let first = accumulator.append(&record, 0, &cluster, false)?;
+        accumulator.abort_batches(broadcast::Error::Client {
+            message: "writer id allocation failed".to_string(),
+        });
+        let aborted = first.result_handle.expect("handle").wait().await?;
+        assert!(aborted.is_err());
+        // A TabletServer back after the abort: the next append is taken.
+        let second = accumulator.append(&record, 0, &cluster, false)?;
+        assert!(second.result_handle.is_some());
+        assert!(accumulator.has_incomplete());
+        accumulator.close_memory_limiter();
+        accumulator.abort_batches(broadcast::Error::Client {
+            message: "force closed".to_string(),
+        });
+        assert!(matches!(
+            accumulator.append(&record, 0, &cluster, false),
+            Err(Error::WriterClosed { .. })
         ));
         Ok(())
     }

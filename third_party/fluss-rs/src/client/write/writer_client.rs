@@ -218,6 +218,7 @@ impl WriterClient {
                 warn!("Graceful shutdown timed out after {timeout:?}, force closing");
                 join_handle.abort();
                 let _ = join_handle.await; // Wait for cancellation to complete
+                self.accumulate.close_memory_limiter();
                 self.accumulate.abort_batches(broadcast::Error::Client {
                     message: "Writer force closed (shutdown timeout exceeded)".to_string(),
                 });
