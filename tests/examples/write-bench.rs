@@ -135,6 +135,16 @@ async fn run() -> Result<(), String> {
         ms(h50) - ms(d50)
     );
     println!(
+        "| {rows}-row batch p10 / p50 / p90 | {:.2} / {:.2} / {:.2} ms | {:.2} / {:.2} / {:.2} ms | p50 {:+.2} ms |",
+        ms(pct(&direct_batch, 10)),
+        ms(pct(&direct_batch, 50)),
+        ms(pct(&direct_batch, 90)),
+        ms(pct(&http_batch, 10)),
+        ms(pct(&http_batch, 50)),
+        ms(pct(&http_batch, 90)),
+        ms(pct(&http_batch, 50)) - ms(pct(&direct_batch, 50)),
+    );
+    println!(
         "| single row p99 | {:.2} ms | {:.2} ms | {:+.2} ms |",
         ms(d99),
         ms(h99),

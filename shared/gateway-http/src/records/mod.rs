@@ -133,7 +133,7 @@ async fn write_records(
     };
     let (response, replayed) = match (&state.idempotency, key) {
         (Some(store), Some(key)) => idempotent(store, &ctx, key, run, refine).await?,
-        _ => (render(&run.await?)?, None),
+        _ => (render(&run.await?), None),
     };
     // One line per request, never per row; no row values.
     tracing::info!(
@@ -158,10 +158,8 @@ struct Answer {
     body: Vec<u8>,
 }
 
-fn render(response: &WriteResponse) -> Result<Answer, GatewayError> {
-    let body = serde_json::to_vec(response)
-        .map_err(|e| GatewayError::internal(format!("rendering the write response: {e}")))?;
-    Ok(answer(response, body))
+fn render(response: &WriteResponse) -> Answer {
+    answer(response, response.to_json_vec())
 }
 
 fn answer(response: &WriteResponse, body: Vec<u8>) -> Answer {
