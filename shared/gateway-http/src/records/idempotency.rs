@@ -317,8 +317,7 @@ pub fn request_key(headers: &HeaderMap) -> Result<Option<String>, GatewayError> 
 /// the counts alone; a shortened record is marked `partial` (a replay says so in
 /// [`PARTIAL_HEADER`]).
 pub fn keep(response: &WriteResponse) -> Result<(Vec<u8>, Kept), GatewayError> {
-    let render = |r: &WriteResponse| r.to_json_vec();
-    let body = render(response);
+    let body = response.to_json_vec();
     if packed_len(&body) <= MAX_KEPT_BYTES {
         let kept = Kept {
             status: 200,
@@ -331,10 +330,10 @@ pub fn keep(response: &WriteResponse) -> Result<(Vec<u8>, Kept), GatewayError> {
         successes: Vec::new(),
         ..response.clone()
     };
-    let mut shortened = render(&short);
+    let mut shortened = short.to_json_vec();
     if packed_len(&shortened) > MAX_KEPT_BYTES {
         short.failures.clear();
-        shortened = render(&short);
+        shortened = short.to_json_vec();
     }
     let kept = Kept {
         status: 200,
