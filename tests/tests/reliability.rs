@@ -396,6 +396,16 @@ async fn a_tablet_server_killed_during_a_write_stream_loses_no_row_reported_writ
         // when a writer id could not be allocated while the server was down: every later row
         // failed with "Memory limiter is closed" and no row was acked in the 8 s after the
         // restart, in 3 runs of 4; third_party/fluss-rs/PATCHES.md, 4.)
+        if acked_after == 0 {
+            // What the gateway said while nothing was acked: the reason is in its warnings.
+            let logs = server.logs();
+            let warnings: Vec<&str> = logs
+                .lines()
+                .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+                .collect();
+            let last = &warnings[warnings.len().saturating_sub(30)..];
+            println!("[suite] gateway warnings, last 30:\n{}", last.join("\n"));
+        }
         assert!(
             acked_after > 0,
             "{kind}: no row acked in the 8 s after the TabletServer came back"
