@@ -377,7 +377,10 @@ impl WriteResponse {
     where
         I: IntoIterator<Item = (String, Result<(), GatewayError>)>,
     {
-        let mut successes = Vec::new();
+        let outcomes = outcomes.into_iter();
+        // Room for every entry up front: most succeed, and growing a list of thousands step by
+        // step copies it again at each step while the caller waits.
+        let mut successes = Vec::with_capacity(outcomes.size_hint().0);
         let mut failures = Vec::new();
         for (id, outcome) in outcomes {
             match outcome {
