@@ -6,7 +6,9 @@
 //!
 //! - (a) throughput: batches of ROWS upserts through the cached `UpsertWriter` (rows built
 //!   directly) vs the production router in-process (`build_router(write_routes(..))`, `oneshot`)
-//!   with ROWS-entry JSON bodies; rows/s for both and the ratio (goal ≥ 0.95);
+//!   with ROWS-entry JSON bodies; rows/s for both and the ratio (goal ≥ 0.95), and the CPU
+//!   time per batch of the thread that awaits each call (each side's own work, none of the
+//!   waits: the low-noise view of the gateway's overhead);
 //! - (b) latency of single-row writes, p50/p99 for both (goal: overhead ≤ 0.3 ms at p50);
 //! - (c) with ADDR (`127.0.0.1:9000`, e.g. `cargo lambda watch --release`), the same requests
 //!   over HTTP to that gateway as a third column (the runtime API loop's overhead).
@@ -78,20 +80,22 @@ async fn run() -> Result<(), String> {
     // few hundred nanoseconds per row against the gateway's decode of the same row).
     let batch_bodies = bodies(batches + warm(batches), rows);
     let single_bodies = bodies(singles + warm(singles), 1);
-    let (direct_batch, http_batch) = time_pairs(
+    let batch_pairs = time_pairs(
         warm(batches),
         batches,
         |i| direct(&handle, i * rows, rows),
         |i| via_router(&router, &url, &batch_bodies[i]),
     )
     .await?;
-    let (direct_single, http_single) = time_pairs(
+    let single_pairs = time_pairs(
         warm(singles),
         singles,
         |i| direct(&handle, i, 1),
         |i| via_router(&router, &url, &single_bodies[i]),
     )
     .await?;
+    let (direct_batch, http_batch) = (&batch_pairs.a, &batch_pairs.b);
+    let (direct_single, http_single) = (&single_pairs.a, &single_pairs.b);
 
     let remote = match std::env::args().nth(4) {
         None => None,
@@ -113,12 +117,20 @@ async fn run() -> Result<(), String> {
         let total: Duration = times.iter().sum();
         (rows * times.len()) as f64 / total.as_secs_f64()
     };
-    let (d_rate, h_rate) = (rate(&direct_batch), rate(&http_batch));
-    let (d50, d99) = (pct(&direct_single, 50), pct(&direct_single, 99));
-    let (h50, h99) = (pct(&http_single, 50), pct(&http_single, 99));
+    let (d_rate, h_rate) = (rate(direct_batch), rate(http_batch));
+    let (d50, d99) = (pct(direct_single, 50), pct(direct_single, 99));
+    let (h50, h99) = (pct(http_single, 50), pct(http_single, 99));
+    // The calling thread's CPU per batch: each side's own work (the gateway's decode, submit,
+    // answer; the direct client's row building and submit), without the waits that the
+    // wall-clock ratio carries, so a change of a few tens of microseconds shows.
+    let per_batch = |cpu: Duration| cpu.as_secs_f64() * 1e6 / batches.max(1) as f64;
+    let (d_cpu, h_cpu) = (per_batch(batch_pairs.a_cpu), per_batch(batch_pairs.b_cpu));
     figure("write", "batch_direct", d_rate, "rows/s");
     figure("write", "batch_gateway", h_rate, "rows/s");
     figure("write", "batch_ratio", h_rate / d_rate, "x");
+    figure("write", "batch_cpu_direct", d_cpu, "us");
+    figure("write", "batch_cpu_gateway", h_cpu, "us");
+    figure("write", "batch_cpu_overhead", h_cpu - d_cpu, "us");
     figure("write", "single_p50_direct", ms(d50), "ms");
     figure("write", "single_p50_gateway", ms(h50), "ms");
     figure("write", "single_p50_overhead", ms(h50) - ms(d50), "ms");
@@ -136,13 +148,17 @@ async fn run() -> Result<(), String> {
     );
     println!(
         "| {rows}-row batch p10 / p50 / p90 | {:.2} / {:.2} / {:.2} ms | {:.2} / {:.2} / {:.2} ms | p50 {:+.2} ms |",
-        ms(pct(&direct_batch, 10)),
-        ms(pct(&direct_batch, 50)),
-        ms(pct(&direct_batch, 90)),
-        ms(pct(&http_batch, 10)),
-        ms(pct(&http_batch, 50)),
-        ms(pct(&http_batch, 90)),
-        ms(pct(&http_batch, 50)) - ms(pct(&direct_batch, 50)),
+        ms(pct(direct_batch, 10)),
+        ms(pct(direct_batch, 50)),
+        ms(pct(direct_batch, 90)),
+        ms(pct(http_batch, 10)),
+        ms(pct(http_batch, 50)),
+        ms(pct(http_batch, 90)),
+        ms(pct(http_batch, 50)) - ms(pct(direct_batch, 50)),
+    );
+    println!(
+        "| {rows}-row batch, CPU of the calling thread | {d_cpu:.0} µs | {h_cpu:.0} µs | {:+.0} µs |",
+        h_cpu - d_cpu
     );
     println!(
         "| single row p99 | {:.2} ms | {:.2} ms | {:+.2} ms |",

@@ -1,5 +1,6 @@
 //! Measuring helpers of the benchmark binaries (`examples/*-bench.rs`): arguments, timed loops
-//! with warm-up, percentiles. Pure std, so the readiness probe compiles nothing more.
+//! with warm-up, percentiles, the calling thread's CPU clock. Std and libc only, so the readiness
+//! probe compiles nothing more.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -52,16 +53,45 @@ where
     Ok(times)
 }
 
+/// CPU time the calling thread has used so far (`CLOCK_THREAD_CPUTIME_ID`). The paired
+/// benchmarks run each side's call on the thread that awaits it, so the difference over a call
+/// is that side's own work, without the waits (linger, network, cluster) that make wall-clock
+/// comparisons noisy.
+pub fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        u64::try_from(ts.tv_sec).unwrap_or(0),
+        u32::try_from(ts.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// The times of a paired run ([`time_pairs`]): each side's wall-clock time per call, and its
+/// calling thread's CPU time over all its timed calls.
+#[derive(Debug, Clone, Default)]
+pub struct Pairs {
+    /// Wall-clock time of each timed call of `a`.
+    pub a: Vec<Duration>,
+    /// Wall-clock time of each timed call of `b`.
+    pub b: Vec<Duration>,
+    /// CPU time of the calling thread over all timed calls of `a` ([`thread_cpu`]).
+    pub a_cpu: Duration,
+    /// CPU time of the calling thread over all timed calls of `b`.
+    pub b_cpu: Duration,
+}
+
 /// Runs `a(i)` and `b(i)` alternately, `warmup` pairs untimed (with `i` from `n`), then `n`
 /// pairs timed, `a` first on even `i` and `b` first on odd: on a shared two-core machine the
 /// cluster's own pace drifts (compactions, JIT, GC), and interleaving exposes both sides to the
 /// same drift instead of giving one side the good minute.
-pub async fn time_pairs<A, FA, B, FB>(
-    warmup: usize,
-    n: usize,
-    a: A,
-    b: B,
-) -> Result<(Vec<Duration>, Vec<Duration>), String>
+pub async fn time_pairs<A, FA, B, FB>(warmup: usize, n: usize, a: A, b: B) -> Result<Pairs, String>
 where
     A: Fn(usize) -> FA,
     FA: Future<Output = Result<(), String>>,
@@ -72,24 +102,31 @@ where
         a(n + i).await?;
         b(n + i).await?;
     }
-    let (mut ta, mut tb) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut pairs = Pairs {
+        a: Vec::with_capacity(n),
+        b: Vec::with_capacity(n),
+        ..Pairs::default()
+    };
     for i in 0..n {
         for a_turn in if i % 2 == 0 {
             [true, false]
         } else {
             [false, true]
         } {
+            let cpu = thread_cpu();
             let started = Instant::now();
             if a_turn {
                 a(i).await?;
-                ta.push(started.elapsed());
+                pairs.a.push(started.elapsed());
+                pairs.a_cpu += thread_cpu().saturating_sub(cpu);
             } else {
                 b(i).await?;
-                tb.push(started.elapsed());
+                pairs.b.push(started.elapsed());
+                pairs.b_cpu += thread_cpu().saturating_sub(cpu);
             }
         }
     }
-    Ok((ta, tb))
+    Ok(pairs)
 }
 
 #[cfg(test)]
