@@ -220,11 +220,11 @@ fn decode_all(
 
 /// The write route's decode: the streaming path, which must take this body whole (a fallback to
 /// the reference path would hide in the figure, so it is an error here).
-fn streaming(
+fn streaming<'body>(
     codec: &RowCodec,
-    body: &[u8],
+    body: &'body [u8],
     rows: usize,
-) -> Result<Vec<GenericRow<'static>>, String> {
+) -> Result<Vec<GenericRow<'body>>, String> {
     let entries = codec
         .decode_write_streaming(black_box(body), rows)
         .ok_or("the streaming path did not take the benchmark body")?;

@@ -123,8 +123,15 @@ async fn run() -> Result<(), String> {
     // The calling thread's CPU per batch: each side's own work (the gateway's decode, submit,
     // answer; the direct client's row building and submit), without the waits that the
     // wall-clock ratio carries, so a change of a few tens of microseconds shows.
-    let per_batch = |cpu: Duration| cpu.as_secs_f64() * 1e6 / batches.max(1) as f64;
-    let (d_cpu, h_cpu) = (per_batch(batch_pairs.a_cpu), per_batch(batch_pairs.b_cpu));
+    let per_call = |cpu: Duration, calls: usize| cpu.as_secs_f64() * 1e6 / calls.max(1) as f64;
+    let (d_cpu, h_cpu) = (
+        per_call(batch_pairs.a_cpu, batches),
+        per_call(batch_pairs.b_cpu, batches),
+    );
+    let (d1_cpu, h1_cpu) = (
+        per_call(single_pairs.a_cpu, singles),
+        per_call(single_pairs.b_cpu, singles),
+    );
     figure("write", "batch_direct", d_rate, "rows/s");
     figure("write", "batch_gateway", h_rate, "rows/s");
     figure("write", "batch_ratio", h_rate / d_rate, "x");
@@ -159,6 +166,10 @@ async fn run() -> Result<(), String> {
     println!(
         "| {rows}-row batch, CPU of the calling thread | {d_cpu:.0} µs | {h_cpu:.0} µs | {:+.0} µs |",
         h_cpu - d_cpu
+    );
+    println!(
+        "| single row, CPU of the calling thread | {d1_cpu:.0} µs | {h1_cpu:.0} µs | {:+.0} µs |",
+        h1_cpu - d1_cpu
     );
     println!(
         "| single row p99 | {:.2} ms | {:.2} ms | {:+.2} ms |",

@@ -38,10 +38,10 @@ pub enum WriteInput<'a> {
     },
 }
 
-impl WriteInput<'_> {
+impl<'a> WriteInput<'a> {
     /// Every entry decoded against `codec`; the first invalid one rejects the batch (400 naming
     /// the entry and column) before anything is submitted.
-    fn decode(&self, codec: &RowCodec) -> Result<DecodedBatch, GatewayError> {
+    fn decode(&self, codec: &RowCodec) -> Result<DecodedBatch<'a>, GatewayError> {
         match self {
             WriteInput::Request(req) => codec.decode_request(req),
             WriteInput::Json { body, max_rows } => codec.decode_write_body(body, *max_rows),
@@ -57,7 +57,7 @@ impl WriteInput<'_> {
 async fn ensure_partitions_exist(
     conn: &PooledConnection,
     handle: &TableHandle,
-    rows: &[DecodedEntry],
+    rows: &[DecodedEntry<'_>],
     deadline: &Deadline,
 ) -> Result<(), GatewayError> {
     let keys = &handle.info().partition_keys;
@@ -127,7 +127,7 @@ struct Writers {
 impl Writers {
     fn for_batch(
         handle: &TableHandle,
-        rows: &[DecodedEntry],
+        rows: &[DecodedEntry<'_>],
         target: Option<&PartialTarget>,
     ) -> Result<Self, GatewayError> {
         let needs = |op: WriteOp| rows.iter().any(|r| r.op == op);
@@ -164,7 +164,7 @@ impl Writers {
     fn submit(
         &self,
         conn: &PooledConnection,
-        entry: &DecodedEntry,
+        entry: &DecodedEntry<'_>,
     ) -> Result<WriteResultFuture, GatewayError> {
         let missing = || GatewayError::internal("no writer was prepared for this row");
         let r = &entry.row;
@@ -278,11 +278,11 @@ fn count_rows(cluster: &str, entries: usize, outcomes: &Result<Vec<Outcome>, Gat
 /// a thousand rows after the acks was 36 µs of every 1000-row request on the caller's wait
 /// (perf of `write-bench`). The rare resend gets them from `redecode` (the same input decoded
 /// again, so the same rows in the same order).
-async fn write_batch(
+async fn write_batch<'body>(
     conn: &PooledConnection,
     handle: &TableHandle,
-    batch: DecodedBatch,
-    redecode: impl FnOnce() -> Result<Vec<DecodedEntry>, GatewayError>,
+    batch: DecodedBatch<'body>,
+    redecode: impl FnOnce() -> Result<Vec<DecodedEntry<'body>>, GatewayError>,
     deadline: &Deadline,
 ) -> Result<Vec<Outcome>, GatewayError> {
     let codec = handle.codec();
@@ -330,7 +330,7 @@ const DEADLINE_CHECK_EVERY: usize = 32;
 /// Submits rows in input order until one is refused or the deadline passes (looked at every
 /// [`DEADLINE_CHECK_EVERY`] rows); the rest are not submitted. A refusal of the very first row
 /// fails the request (nothing was written).
-fn submit_all<R: std::borrow::Borrow<DecodedEntry>>(
+fn submit_all<'body, R: std::borrow::Borrow<DecodedEntry<'body>>>(
     conn: &PooledConnection,
     writers: &Writers,
     rows: impl ExactSizeIterator<Item = R>,
@@ -492,10 +492,10 @@ const LEADER_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_millis
 /// Sends the rows refused unwritten again, with backoff, until each is acked or fails for
 /// another reason or the deadline leaves no room for another round; those still refused then
 /// fail with the refusal (not written). Rows acked in an earlier round are never sent twice.
-async fn resend_refused(
+async fn resend_refused<'body>(
     conn: &PooledConnection,
     writers: &Writers,
-    redecode: impl FnOnce() -> Result<Vec<DecodedEntry>, GatewayError>,
+    redecode: impl FnOnce() -> Result<Vec<DecodedEntry<'body>>, GatewayError>,
     key: &[usize],
     mut acks: Vec<Ack>,
     deadline: &Deadline,
@@ -550,13 +550,16 @@ fn finish(acks: Vec<Ack>) -> Vec<Result<(), GatewayError>> {
 /// with the same key may have been written (acked or timed out): the re-sent row would land
 /// after it and undo it. Such a row fails with its refusal instead (not written). `key` holds
 /// the key columns' positions, empty for a log table (appends have no key to keep in order).
-fn keep_key_order(rows: &[DecodedEntry], key: &[usize], acks: &mut [Ack]) {
+fn keep_key_order(rows: &[DecodedEntry<'_>], key: &[usize], acks: &mut [Ack]) {
     // Nearly every batch has nothing to resend: hashing every acked row's key for it was 18 %
     // of the write route's CPU on 1000-row batches (perf, write-bench).
     if key.is_empty() || !acks.iter().any(|a| matches!(a, Ack::Resendable(_))) {
         return;
     }
-    fn key_of<'r>(row: &'r DecodedEntry, key: &[usize]) -> Vec<Option<&'r Datum<'static>>> {
+    fn key_of<'r, 'body>(
+        row: &'r DecodedEntry<'body>,
+        key: &[usize],
+    ) -> Vec<Option<&'r Datum<'body>>> {
         key.iter().map(|&p| row.row.values.get(p)).collect()
     }
     let mut maybe_written = HashSet::new();
@@ -604,7 +607,7 @@ mod tests {
     use super::*;
     use fluss::row::GenericRow;
 
-    fn upsert(id: i32, name: &str) -> DecodedEntry {
+    fn upsert(id: i32, name: &str) -> DecodedEntry<'static> {
         let mut row = GenericRow::new(2);
         row.set_field(0, id);
         row.set_field(1, name.to_owned());

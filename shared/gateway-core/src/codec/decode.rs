@@ -432,7 +432,7 @@ pub(super) fn decode_scalar(dt: &DataType, v: Scalar<'_>) -> VResult<Datum<'stat
 pub(super) fn decode_scalar_into(
     dt: &DataType,
     v: Scalar<'_>,
-    slot: &mut Datum<'static>,
+    slot: &mut Datum<'_>,
 ) -> VResult<()> {
     if let Scalar::Null = v {
         return if dt.is_nullable() {
@@ -538,7 +538,7 @@ pub(super) fn takes_ascii_text(dt: &DataType) -> bool {
 pub(super) fn decode_ascii_text_into(
     dt: &DataType,
     text: &[u8],
-    slot: &mut Datum<'static>,
+    slot: &mut Datum<'_>,
 ) -> Option<()> {
     match dt {
         DataType::Bytes(_) => *slot = Datum::Blob(BASE64.decode(text).ok()?.into()),
@@ -1105,7 +1105,7 @@ fn array(elem: &DataType, v: &Value, depth: usize) -> VResult<FlussArray> {
 
 /// An ARRAY of `elem` from elements each already decoded by the rules of [`decode_value`]
 /// (the streaming decoder's ARRAY of scalars); `None` when one cannot be encoded.
-pub(super) fn array_of(elem: &DataType, items: &mut Vec<Datum<'static>>) -> Option<FlussArray> {
+pub(super) fn array_of(elem: &DataType, items: &mut Vec<Datum<'_>>) -> Option<FlussArray> {
     let mut w = FlussArrayWriter::new(items.len(), elem);
     for (i, d) in items.drain(..).enumerate() {
         write_element(&mut w, i, elem, d).ok()?;

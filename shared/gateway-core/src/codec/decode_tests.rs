@@ -68,7 +68,7 @@ fn streamed(c: &RowCodec, v: &Value) -> Option<GenericRow<'static>> {
     };
     let body = json!({"entries": [{"id": "e1", op: {"v": v}}]}).to_string();
     c.decode_write_streaming(body.as_bytes(), 10)
-        .map(|mut entries| entries.remove(0).row)
+        .map(|mut entries| entries.remove(0).row.into_owned())
 }
 
 fn datum(c: &RowCodec, v: Value) -> Datum<'static> {
