@@ -24,7 +24,7 @@ mod schema;
 /// Small, so that the fuzzer reaches the limit too.
 const MAX_ROWS: usize = 8;
 
-fn reference(codec: &RowCodec, body: &[u8]) -> Result<DecodedBatch, GatewayError> {
+fn reference(codec: &RowCodec, body: &[u8]) -> Result<DecodedBatch<'static>, GatewayError> {
     let request = WriteRequest::from_json_slice(body)?;
     ensure_row_limit(request.entries.len(), MAX_ROWS)?;
     codec.decode_request(&request)
