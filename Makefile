@@ -182,6 +182,10 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p integration-tests --features bench --bins --examples -- -D warnings
+	# The fuzz targets are a workspace of their own that nothing else compiles: checked here
+	# (without libFuzzer's instrumentation), or a codec change leaves them broken unnoticed.
+	cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
+	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.

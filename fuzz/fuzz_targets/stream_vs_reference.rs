@@ -37,7 +37,10 @@ fuzz_target!(|data: &[u8]| {
             match &reference {
                 Ok(batch) => {
                     assert_eq!(batch.target, None, "streaming took a partial update");
-                    assert_eq!(&batch.entries, &entries, "streaming and reference rows differ");
+                    assert_eq!(
+                        &batch.entries, &entries,
+                        "streaming and reference rows differ"
+                    );
                 }
                 Err(e) => panic!("streaming took a body the reference path refuses: {e}"),
             }
