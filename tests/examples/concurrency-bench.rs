@@ -26,7 +26,9 @@ use std::time::{Duration, Instant};
 use fluss::metadata::TablePath;
 use fluss_pool::{Identity, Pool, PoolConfig};
 use integration_tests::bench::{arg, figure, ms, pct};
-use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
+use integration_tests::bench_table::{
+    create_users_table, deadline, direct_upserts, drop_users_table,
+};
 use integration_tests::rie::{Rie, http_answer, write_event};
 use integration_tests::server::secured_env;
 use integration_tests::{Stack, release_bin, unique_name};
@@ -179,7 +181,7 @@ async fn run() -> Result<(), String> {
         figure("concurrency", &format!("scaling_n{n}"), scaling, "x");
         figure("concurrency", &format!("direct_ratio_n{n}"), ratio, "x");
     }
-    Ok(())
+    drop_users_table(&pool, &path).await
 }
 
 /// Runs `call` from `n` tasks back to back: one second of warm-up, then `secs` seconds counted.

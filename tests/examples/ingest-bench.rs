@@ -20,7 +20,9 @@ use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig};
 use gateway_ingest::event::Event;
 use gateway_ingest::{Ingest, IngestSettings};
 use integration_tests::bench::{arg, ms, pct, time_each};
-use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
+use integration_tests::bench_table::{
+    create_users_table, deadline, direct_upserts, drop_users_table,
+};
 use integration_tests::{Stack, unique_name};
 use serde_json::{Value, json};
 
@@ -46,7 +48,7 @@ async fn run() -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let settings = IngestSettings::from_map(&Default::default()).map_err(|e| e.to_string())?;
-    let ingest = Ingest::new(pool, DeadlinePolicy::default(), settings);
+    let ingest = Ingest::new(pool.clone(), DeadlinePolicy::default(), settings);
     println!("ingest-bench: table {path}, {records}-record SQS events x {batches}");
 
     let warm = (batches / 10).max(1);
@@ -108,7 +110,7 @@ async fn run() -> Result<(), String> {
         "| handler CPU per {records}-record event without Fluss (event JSON, records, envelopes) | | {:.2} ms | |",
         ms(pct(&cpu, 50))
     );
-    Ok(())
+    drop_users_table(&pool, &path).await
 }
 
 fn key(k: usize) -> i32 {

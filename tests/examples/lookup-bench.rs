@@ -28,7 +28,9 @@ use gateway_http::{
     DEFAULT_MAX_REQUEST_BYTES, LookupLimits, LookupState, build_router, lookup_routes,
 };
 use integration_tests::bench::{arg, figure, ms, pct};
-use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
+use integration_tests::bench_table::{
+    create_users_table, deadline, direct_upserts, drop_users_table,
+};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use tokio::task::JoinSet;
@@ -68,7 +70,7 @@ async fn run() -> Result<(), String> {
         ..LookupLimits::default()
     };
     let router = build_router(
-        lookup_routes(LookupState::new(pool, limits)),
+        lookup_routes(LookupState::new(pool.clone(), limits)),
         DEFAULT_MAX_REQUEST_BYTES,
         DeadlinePolicy::default(),
     );
@@ -173,7 +175,7 @@ async fn run() -> Result<(), String> {
         "| handler CPU per {keys}-key request without Fluss (parse, decode keys, encode rows, render) | | {:.3} ms | |",
         ms(cpu)
     );
-    Ok(())
+    drop_users_table(&pool, &path).await
 }
 
 /// How long `fut` took, and its output.

@@ -29,7 +29,9 @@ use fluss::metadata::TablePath;
 use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
 use gateway_http::{WriteLimits, WriteState, build_router, write_routes};
 use integration_tests::bench::{arg, figure, ms, pct, time_each, time_pairs};
-use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
+use integration_tests::bench_table::{
+    create_users_table, deadline, direct_upserts, drop_users_table,
+};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use tower::ServiceExt;
@@ -61,7 +63,7 @@ async fn run() -> Result<(), String> {
         ..WriteLimits::default()
     };
     let router = build_router(
-        write_routes(WriteState::new(pool, limits)),
+        write_routes(WriteState::new(pool.clone(), limits)),
         limits.max_request_bytes,
         DeadlinePolicy::default(),
     );
@@ -187,7 +189,7 @@ async fn run() -> Result<(), String> {
             ms(pct(single, 99))
         );
     }
-    Ok(())
+    drop_users_table(&pool, &path).await
 }
 
 /// `count` upserts through the cached writer, every ack awaited (what the handler does, minus
