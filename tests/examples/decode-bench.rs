@@ -208,10 +208,10 @@ fn parse(body: &[u8]) -> Result<WriteRequest, String> {
     WriteRequest::from_json_slice(black_box(body)).map_err(|e| format!("parse: {e}"))
 }
 
-fn decode_all<'r>(
+fn decode_all(
     codec: &RowCodec,
-    request: &'r WriteRequest,
-) -> Result<Vec<GenericRow<'r>>, String> {
+    request: &WriteRequest,
+) -> Result<Vec<GenericRow<'static>>, String> {
     let batch = codec
         .decode_request(black_box(request))
         .map_err(|e| format!("decode: {e}"))?;

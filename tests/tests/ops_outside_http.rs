@@ -58,7 +58,7 @@ async fn the_write_op_outside_http_writes_rows_that_read_back_natively() {
         .expect("write op");
     let ids: Vec<(&str, bool)> = outcomes
         .iter()
-        .map(|(id, r)| (id.as_ref(), r.is_ok()))
+        .map(|(id, r)| (id.as_str(), r.is_ok()))
         .collect();
     assert_eq!(ids, [("a", true), ("b", true), ("c", true)], "{outcomes:?}");
 

@@ -6,7 +6,6 @@
 //! was not (nothing was written); a submitted row without an ack by the deadline is `timeout`
 //! (outcome unknown: fluss-rs does not cancel it). No row is ever reported successful otherwise.
 
-use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
@@ -21,9 +20,8 @@ use gateway_core::{ErrorCode, GatewayError};
 use crate::call::Call;
 use crate::table::on_table;
 
-/// One entry's outcome, in input order: its id (borrowed from the request or body written
-/// unless it had to be unescaped) and whether it was written.
-pub type Outcome<'a> = (Cow<'a, str>, Result<(), GatewayError>);
+/// One entry's outcome, in input order.
+pub type Outcome = (String, Result<(), GatewayError>);
 
 /// What a write decodes its rows from.
 #[derive(Debug, Clone, Copy)]
@@ -187,13 +185,13 @@ impl Writers {
 /// entry (400 naming it and its column), a missing partition (404), a writer or the first row
 /// refused, the deadline before the first row was sent. A cached table found recreated is
 /// reloaded and the batch run once more (only when nothing was applied).
-pub async fn write<'r>(
+pub async fn write(
     pool: &Pool,
     call: &Call,
     cluster: &str,
     path: &TablePath,
-    req: &'r WriteRequest,
-) -> Result<Vec<Outcome<'r>>, GatewayError> {
+    req: &WriteRequest,
+) -> Result<Vec<Outcome>, GatewayError> {
     let outcomes = write_input(pool, call, cluster, path, WriteInput::Request(req)).await;
     count_rows(cluster, req.entries.len(), &outcomes);
     outcomes
@@ -203,14 +201,14 @@ pub async fn write<'r>(
 /// rows are decoded straight from the bytes against the cached schema. The body's own problems
 /// (400, or 413 for more than `max_rows` entries) come before any other refusal, as when the
 /// body is parsed before any I/O.
-pub async fn write_json<'b>(
+pub async fn write_json(
     pool: &Pool,
     call: &Call,
     cluster: &str,
     path: &TablePath,
-    body: &'b [u8],
+    body: &[u8],
     max_rows: usize,
-) -> Result<Vec<Outcome<'b>>, GatewayError> {
+) -> Result<Vec<Outcome>, GatewayError> {
     let outcomes = write_input(
         pool,
         call,
@@ -234,13 +232,13 @@ pub async fn write_json<'b>(
     outcomes
 }
 
-async fn write_input<'a>(
+async fn write_input(
     pool: &Pool,
     call: &Call,
     cluster: &str,
     path: &TablePath,
-    input: WriteInput<'a>,
-) -> Result<Vec<Outcome<'a>>, GatewayError> {
+    input: WriteInput<'_>,
+) -> Result<Vec<Outcome>, GatewayError> {
     on_table(pool, call, cluster, path, |conn, handle| async move {
         let batch = input.decode(handle.codec())?;
         // A resend needs the rows again; they are decoded again then rather than kept.
@@ -251,7 +249,7 @@ async fn write_input<'a>(
 }
 
 /// Counts the rows of a batch by outcome; a refused batch is all failures (nothing written).
-fn count_rows(cluster: &str, entries: usize, outcomes: &Result<Vec<Outcome<'_>>, GatewayError>) {
+fn count_rows(cluster: &str, entries: usize, outcomes: &Result<Vec<Outcome>, GatewayError>) {
     use gateway_telemetry::families::{RowOutcome, write_rows};
     let (mut ok, mut failed, mut timed_out) = (0u64, 0u64, 0u64);
     match outcomes {
@@ -286,7 +284,7 @@ async fn write_batch<'body>(
     batch: DecodedBatch<'body>,
     redecode: impl FnOnce() -> Result<Vec<DecodedEntry<'body>>, GatewayError>,
     deadline: &Deadline,
-) -> Result<Vec<Outcome<'body>>, GatewayError> {
+) -> Result<Vec<Outcome>, GatewayError> {
     let codec = handle.codec();
     let DecodedBatch {
         target,
@@ -614,7 +612,7 @@ mod tests {
         row.set_field(0, id);
         row.set_field(1, name.to_owned());
         DecodedEntry {
-            id: format!("e{id}").into(),
+            id: format!("e{id}"),
             op: WriteOp::Upsert,
             row,
         }

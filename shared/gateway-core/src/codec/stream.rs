@@ -13,7 +13,6 @@
 //! `decode::decode_scalar` (fed by the parser instead of a `Value`), nested ARRAY / MAP / ROW
 //! values through a strict `Value` and `decode_value`, as before.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -37,9 +36,8 @@ use crate::wire::{StrictValue, WriteOp, WriteRequest, ensure_row_limit};
 /// work on rows with a few string columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodedEntry<'body> {
-    /// The caller's id, echoed in the outcome (borrowed from the body or request unless it had
-    /// to be unescaped).
-    pub id: Cow<'body, str>,
+    /// The caller's id, echoed in the outcome.
+    pub id: String,
     /// The operation, already checked against the table's kind.
     pub op: WriteOp,
     /// The row: every column for append and upsert (the target columns of a partial update),
@@ -55,25 +53,6 @@ pub struct DecodedBatch<'body> {
     pub target: Option<PartialTarget>,
     /// Entries in input order.
     pub entries: Vec<DecodedEntry<'body>>,
-}
-
-impl DecodedBatch<'_> {
-    /// The batch owning everything it holds, for a batch decoded from a request that does not
-    /// outlive it (the reference path of a JSON body).
-    pub fn into_owned(self) -> DecodedBatch<'static> {
-        DecodedBatch {
-            target: self.target,
-            entries: self
-                .entries
-                .into_iter()
-                .map(|e| DecodedEntry {
-                    id: Cow::Owned(e.id.into_owned()),
-                    op: e.op,
-                    row: e.row.into_owned(),
-                })
-                .collect(),
-        }
-    }
 }
 
 impl RowCodec {
@@ -93,7 +72,7 @@ impl RowCodec {
         }
         let request = WriteRequest::from_json_slice(body)?;
         ensure_row_limit(request.entries.len(), max_rows)?;
-        self.decode_request(&request).map(DecodedBatch::into_owned)
+        self.decode_request(&request)
     }
 
     /// The streaming path alone: `Some` with every entry when it takes the body whole, `None`
@@ -120,16 +99,16 @@ impl RowCodec {
         );
         entries
             .iter()
-            .all(|e| ids.insert(e.id.as_ref()))
+            .all(|e| ids.insert(e.id.as_str()))
             .then_some(entries)
     }
 
     /// The reference path: every entry of a parsed request decoded against this table. The first
     /// invalid entry rejects the batch with 400 naming the entry and column.
-    pub fn decode_request<'r>(
+    pub fn decode_request(
         &self,
-        req: &'r WriteRequest,
-    ) -> Result<DecodedBatch<'r>, GatewayError> {
+        req: &WriteRequest,
+    ) -> Result<DecodedBatch<'static>, GatewayError> {
         let target = match &req.partial_update_columns {
             Some(columns) => Some(self.partial_target(columns)?),
             None => None,
@@ -155,7 +134,7 @@ impl RowCodec {
                     (WriteOp::Delete, _) => self.decode_delete(at, &entry.row),
                 }?;
                 Ok(DecodedEntry {
-                    id: Cow::Borrowed(entry.id.as_str()),
+                    id: entry.id.clone(),
                     op,
                     row,
                 })
@@ -344,7 +323,7 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let codec = self.0;
-        let mut id: Option<Cow<'de, str>> = None;
+        let mut id: Option<String> = None;
         let mut decoded: Option<(WriteOp, GenericRow<'de>)> = None;
         while let Some(key) = map.next_key_seed(FieldSeed(ENTRY_FIELDS))? {
             match key {
@@ -367,34 +346,30 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
     }
 }
 
-/// An entry id: a JSON string, borrowed from the body unless it has an escape.
+/// An entry id: a JSON string.
 struct IdSeed;
 
 impl<'de> DeserializeSeed<'de> for IdSeed {
-    type Value = Cow<'de, str>;
+    type Value = String;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
+        d.deserialize_string(self)
     }
 }
 
 impl<'de> Visitor<'de> for IdSeed {
-    type Value = Cow<'de, str>;
+    type Value = String;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string")
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
+        Ok(v.to_owned())
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
+        Ok(v)
     }
 }
 
@@ -848,7 +823,7 @@ mod tests {
     ) -> Result<DecodedBatch<'static>, GatewayError> {
         let req = WriteRequest::from_json_slice(body.as_bytes())?;
         ensure_row_limit(req.entries.len(), max_rows)?;
-        c.decode_request(&req).map(DecodedBatch::into_owned)
+        c.decode_request(&req)
     }
 
     fn full_row(i: i64) -> Value {

@@ -44,8 +44,8 @@ pub use lookup::{
     PrefixLookupResult,
 };
 pub use records::{
-    NdjsonBody, RenderedWrite, WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse,
-    WriteSuccess, ensure_row_limit,
+    NdjsonBody, WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess,
+    ensure_row_limit,
 };
 
 /// One row as a JSON object keyed by column name. Values are decoded against the table schema

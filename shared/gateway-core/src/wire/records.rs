@@ -373,10 +373,9 @@ pub struct WriteResponse {
 impl WriteResponse {
     /// Builds the response from each entry's id and outcome, in input order, so the counts
     /// cannot disagree with the lists.
-    pub fn from_outcomes<I, S>(outcomes: I) -> Self
+    pub fn from_outcomes<I>(outcomes: I) -> Self
     where
-        I: IntoIterator<Item = (S, Result<(), GatewayError>)>,
-        S: Into<String>,
+        I: IntoIterator<Item = (String, Result<(), GatewayError>)>,
     {
         let outcomes = outcomes.into_iter();
         // Room for every entry up front: most succeed, and growing a list of thousands step by
@@ -385,7 +384,7 @@ impl WriteResponse {
         let mut failures = Vec::new();
         for (id, outcome) in outcomes {
             match outcome {
-                Ok(()) => successes.push(WriteSuccess { id: id.into() }),
+                Ok(()) => successes.push(WriteSuccess { id }),
                 Err(e) => failures.push(WriteFailure::new(id, &e)),
             }
         }
@@ -404,95 +403,29 @@ impl WriteResponse {
     /// the rows are acked, while the caller waits: up to 10,000 success ids, where serde's
     /// per-field dispatch and a growing buffer cost about 55 ns an id (perf of `write-bench`).
     pub fn to_json_vec(&self) -> Vec<u8> {
-        render_json(
-            [self.row_count, self.success_count, self.error_count],
-            self.successes.iter().map(|s| s.id.as_str()),
-            &self.failures,
-        )
-    }
-
-    /// The response to `outcomes` rendered straight from them, as
-    /// `WriteResponse::from_outcomes(outcomes).to_json_vec()` renders it (the property test
-    /// below holds the two together), without a `String` per id: the ids of a JSON body are
-    /// borrowed from the body, and copying them into the response would be a thousand
-    /// allocations per 1000-row request after the acks, while the caller waits.
-    pub fn render_outcomes<S: AsRef<str>>(
-        outcomes: &[(S, Result<(), GatewayError>)],
-    ) -> RenderedWrite {
-        let failures: Vec<WriteFailure> = outcomes
-            .iter()
-            .filter_map(|(id, outcome)| {
-                outcome
-                    .as_ref()
-                    .err()
-                    .map(|e| WriteFailure::new(id.as_ref(), e))
-            })
-            .collect();
-        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-        let counts = [
-            count(outcomes.len()),
-            count(outcomes.len() - failures.len()),
-            count(failures.len()),
-        ];
-        let successes = outcomes
-            .iter()
-            .filter(|(_, outcome)| outcome.is_ok())
-            .map(|(id, _)| id.as_ref());
-        RenderedWrite {
-            row_count: counts[0],
-            success_count: counts[1],
-            error_count: counts[2],
-            body: render_json(counts, successes, &failures),
+        use std::io::Write as _;
+        let ids: usize = self.successes.iter().map(|s| s.id.len()).sum();
+        let mut out = Vec::with_capacity(128 + ids + 10 * self.successes.len());
+        // Writing into a Vec cannot fail.
+        let _ = write!(
+            out,
+            "{{\"row_count\":{},\"success_count\":{},\"error_count\":{},\"successes\":[",
+            self.row_count, self.success_count, self.error_count
+        );
+        for (i, success) in self.successes.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"id\":");
+            push_json_string(&mut out, &success.id);
+            out.push(b'}');
         }
-    }
-}
-
-/// A write's answer as rendered by [`WriteResponse::render_outcomes`]: its counts (for the
-/// access log) and its JSON body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderedWrite {
-    /// Number of entries in the request.
-    pub row_count: u64,
-    /// Number of acknowledged entries.
-    pub success_count: u64,
-    /// Number of failed entries.
-    pub error_count: u64,
-    /// The JSON body, the `WriteResponse` of the outcomes.
-    pub body: Vec<u8>,
-}
-
-/// The JSON of a `WriteResponse` with `counts` (rows, successes, errors), the ids of
-/// `successes` and `failures`, byte for byte what serde renders (see
-/// [`WriteResponse::to_json_vec`]).
-fn render_json<'a>(
-    counts: [u64; 3],
-    successes: impl Iterator<Item = &'a str> + Clone,
-    failures: &[WriteFailure],
-) -> Vec<u8> {
-    use std::io::Write as _;
-    let (ids, n) = successes
-        .clone()
-        .fold((0, 0), |(len, n), id| (len + id.len(), n + 1));
-    let mut out = Vec::with_capacity(128 + ids + 10 * n);
-    // Writing into a Vec cannot fail.
-    let _ = write!(
-        out,
-        "{{\"row_count\":{},\"success_count\":{},\"error_count\":{},\"successes\":[",
-        counts[0], counts[1], counts[2]
-    );
-    for (i, id) in successes.enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"id\":");
-        push_json_string(&mut out, id);
+        out.extend_from_slice(b"],\"failures\":");
+        // Rare and carrying messages: serde's own escaping.
+        let _ = serde_json::to_writer(&mut out, &self.failures);
         out.push(b'}');
+        out
     }
-    out.extend_from_slice(b"],\"failures\":");
-    // Rare and carrying messages: serde's own escaping.
-    let _ = serde_json::to_writer(&mut out, failures);
-    out.push(b'}');
-    out
 }
 
 /// `s` as a JSON string: copied as is when nothing in it needs an escape (the usual id), else
@@ -733,9 +666,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The hand-written renderings (of a response, and straight from outcomes) are serde's,
-        /// byte for byte, whatever the ids and messages hold (quotes, backslashes, control
-        /// characters, non-ASCII), with the same counts.
+        /// The hand-written rendering is serde's, byte for byte, whatever the ids and messages
+        /// hold (quotes, backslashes, control characters, non-ASCII).
         #[test]
         fn hand_rendered_response_is_serde_json_byte_for_byte(
             outcomes in proptest::collection::vec(
@@ -743,24 +675,16 @@ mod tests {
                 0..40,
             )
         ) {
-            let outcomes: Vec<(String, Result<(), GatewayError>)> = outcomes
-                .into_iter()
-                .map(|(id, failure)| {
-                    let outcome = match failure {
-                        None => Ok(()),
-                        Some(m) => Err(GatewayError::new(ErrorCode::Timeout, m)),
-                    };
-                    (id, outcome)
-                })
-                .collect();
-            let rendered = WriteResponse::render_outcomes(&outcomes);
-            let r = WriteResponse::from_outcomes(outcomes);
-            let serde = String::from_utf8(serde_json::to_vec(&r).unwrap()).unwrap();
-            proptest::prop_assert_eq!(String::from_utf8(r.to_json_vec()).unwrap(), serde.clone());
-            proptest::prop_assert_eq!(String::from_utf8(rendered.body).unwrap(), serde);
+            let r = WriteResponse::from_outcomes(outcomes.into_iter().map(|(id, failure)| {
+                let outcome = match failure {
+                    None => Ok(()),
+                    Some(m) => Err(GatewayError::new(ErrorCode::Timeout, m)),
+                };
+                (id, outcome)
+            }));
             proptest::prop_assert_eq!(
-                [rendered.row_count, rendered.success_count, rendered.error_count],
-                [r.row_count, r.success_count, r.error_count]
+                String::from_utf8(r.to_json_vec()).unwrap(),
+                String::from_utf8(serde_json::to_vec(&r).unwrap()).unwrap()
             );
         }
     }

@@ -19,13 +19,10 @@ use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use fluss_ops::write::Outcome;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
-use gateway_core::wire::{
-    NdjsonBody, RenderedWrite, WriteRequest, WriteResponse, ensure_row_limit,
-};
+use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse, ensure_row_limit};
 use tokio::sync::Semaphore;
 
 use crate::admission::enter_gate;
@@ -122,27 +119,21 @@ async fn write_records(
     let permit = enter_gate(&state.gate, "write").map_err(&refine)?;
     // Before any I/O: an unknown cluster is a 404 without touching Fluss.
     state.pool.cluster(&params.cluster).map_err(&refine)?;
-    let write = Write {
-        pool: state.pool.clone(),
-        call: ctx.call.clone(),
-        cluster: params.cluster.clone(),
-        path: path.clone(),
-        body,
-        max_rows,
-        permit,
+    let run = {
+        let (pool, call, cluster, path) = (
+            state.pool.clone(),
+            ctx.call.clone(),
+            params.cluster.clone(),
+            path.clone(),
+        );
+        async move {
+            let _permit = permit;
+            write_body(&pool, &call, &cluster, &path, body, max_rows).await
+        }
     };
     let (response, replayed) = match (&state.idempotency, key) {
-        (Some(store), Some(key)) => {
-            let run = write.run(|outcomes| WriteResponse::from_outcomes(outcomes));
-            idempotent(store, &ctx, key, run, refine).await?
-        }
-        // Rendered while the body the ids borrow from is still there.
-        _ => (
-            write
-                .run(|outcomes| Answer::from(WriteResponse::render_outcomes(&outcomes)))
-                .await?,
-            None,
-        ),
+        (Some(store), Some(key)) => idempotent(store, &ctx, key, run, refine).await?,
+        _ => (render(&run.await?), None),
     };
     // One line per request, never per row; no row values.
     tracing::info!(
@@ -167,15 +158,8 @@ struct Answer {
     body: Vec<u8>,
 }
 
-impl From<RenderedWrite> for Answer {
-    fn from(r: RenderedWrite) -> Self {
-        Answer {
-            row_count: r.row_count,
-            success_count: r.success_count,
-            error_count: r.error_count,
-            body: r.body,
-        }
-    }
+fn render(response: &WriteResponse) -> Answer {
+    answer(response, response.to_json_vec())
 }
 
 fn answer(response: &WriteResponse, body: Vec<u8>) -> Answer {
@@ -271,48 +255,27 @@ fn json_response(body: Vec<u8>, replayed: Option<bool>) -> Response {
     response
 }
 
-/// One write, owning all it needs, so that it can run in a task of its own (see [`idempotent`]).
-struct Write {
-    pool: Pool,
-    call: fluss_ops::Call,
-    cluster: String,
-    path: fluss::metadata::TablePath,
+/// Writes `body` to `path`: a bare NDJSON row appends to a log table and upserts into a
+/// primary-key table, the kind coming from the cached table handle the write uses too.
+async fn write_body(
+    pool: &Pool,
+    call: &fluss_ops::Call,
+    cluster: &str,
+    path: &fluss::metadata::TablePath,
     body: Body,
     max_rows: usize,
-    /// The write's place at the concurrency gate, held until it is done.
-    permit: tokio::sync::OwnedSemaphorePermit,
-}
-
-impl Write {
-    /// Writes the body to the table, then makes the answer with `answer` from the outcomes,
-    /// whose ids borrow from the body: a bare NDJSON row appends to a log table and upserts into
-    /// a primary-key table, the kind coming from the cached table handle the write uses too.
-    async fn run<T>(
-        self,
-        answer: impl for<'b> FnOnce(Vec<Outcome<'b>>) -> T,
-    ) -> Result<T, GatewayError> {
-        let Write {
-            pool,
-            call,
-            cluster,
-            path,
-            body,
-            max_rows,
-            permit: _permit,
-        } = self;
-        let (pool, call, cluster, path) = (&pool, &call, cluster.as_str(), &path);
-        Ok(match body {
-            Body::Json(bytes) => answer(
-                fluss_ops::write::write_json(pool, call, cluster, path, &bytes, max_rows).await?,
-            ),
-            Body::Lines(lines) => {
-                let primary_key = lines.has_bare_rows()
-                    && fluss_ops::write::has_primary_key(pool, call, cluster, path).await?;
-                let request = lines.resolve(primary_key);
-                answer(fluss_ops::write::write(pool, call, cluster, path, &request).await?)
-            }
-        })
-    }
+) -> Result<WriteResponse, GatewayError> {
+    let outcomes = match body {
+        Body::Json(bytes) => {
+            fluss_ops::write::write_json(pool, call, cluster, path, &bytes, max_rows).await?
+        }
+        Body::Lines(lines) => {
+            let primary_key = lines.has_bare_rows()
+                && fluss_ops::write::has_primary_key(pool, call, cluster, path).await?;
+            fluss_ops::write::write(pool, call, cluster, path, &lines.resolve(primary_key)).await?
+        }
+    };
+    Ok(WriteResponse::from_outcomes(outcomes))
 }
 
 /// A write body in either of its media types.
