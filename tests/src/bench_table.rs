@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
 use fluss::row::{Datum, GenericRow};
-use fluss_pool::{Deadline, Identity, Pool, TableHandle};
+use fluss_pool::{Deadline, Identity, Pool, PooledConnection, TableHandle};
 
 /// The benchmarks' bound on one setup or measured call.
 pub fn deadline() -> Deadline {
@@ -18,10 +18,7 @@ pub fn deadline() -> Deadline {
 pub async fn create_users_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let d = deadline();
-    let conn = pool
-        .connection("default", &Identity::Service, &d)
-        .await
-        .map_err(|e| err(&e))?;
+    let conn = service_connection(pool, &d).await?;
     let admin = conn.admin().map_err(|e| err(&e))?;
     conn.call(
         &d,
@@ -72,14 +69,21 @@ pub async fn create_users_table(pool: &Pool, path: &TablePath) -> Result<(), Str
 pub async fn drop_users_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("drop {path}: {e}");
     let d = deadline();
-    let conn = pool
-        .connection("default", &Identity::Service, &d)
-        .await
-        .map_err(|e| err(&e))?;
+    let conn = service_connection(pool, &d).await?;
     let admin = conn.admin().map_err(|e| err(&e))?;
     conn.call(&d, "drop table", admin.drop_table(path, true))
         .await
         .map_err(|e| err(&e))
+}
+
+/// The pool's connection to the `default` cluster as the service identity, for table DDL.
+async fn service_connection(
+    pool: &Pool,
+    d: &Deadline,
+) -> Result<std::sync::Arc<PooledConnection>, String> {
+    pool.connection("default", &Identity::Service, d)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Upserts `(key(k), "name-k", k * 7)` for every `k` of `keys` through the cached writer, every
