@@ -29,6 +29,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -252,15 +253,25 @@ _ZIPS: dict[tuple[Path, float], bytes] = {}
 
 def zipped(path: Path) -> bytes:
     """`path` as a function zip (`bootstrap`, executable); kept for the next deployment of the
-    same process (debug binaries are large)."""
+    same process. A debug build (135 MB, two thirds of it debug info) is zipped without its
+    debug info: deflating six of them whole took 22 of the deployment's 27 s."""
     key = (path, path.stat().st_mtime)
     if key not in _ZIPS:
+        code = path.read_bytes()
+        if path.parent.name == "debug":
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "bootstrap"
+                done = subprocess.run(
+                    ["objcopy", "--strip-debug", str(path), str(out)], capture_output=True
+                )
+                if done.returncode == 0:
+                    code = out.read_bytes()
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
             info = zipfile.ZipInfo("bootstrap")
             info.external_attr = 0o755 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, path.read_bytes())
+            z.writestr(info, code)
         _ZIPS[key] = buf.getvalue()
     return _ZIPS[key]
 
