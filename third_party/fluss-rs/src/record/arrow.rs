@@ -894,7 +894,7 @@ fn convert_lossless_columns(batch: &RecordBatch, row_type: &RowType) -> Result<R
             // Cast to a nullable version of the target: casting straight to a
             // NOT NULL nested type fails inside Arrow, and `check_not_null`
             // gives a better message for the same mistake a moment later.
-            columns.push(arrow::compute::cast(
+            columns.push(cast_column(
                 column,
                 &relax_nested_nullability(field.data_type()),
             )?);
@@ -914,6 +914,26 @@ fn convert_lossless_columns(batch: &RecordBatch, row_type: &RowType) -> Result<R
         )),
         columns,
     )?)
+}
+
+/// `column` converted to `to` with Arrow's cast kernel.
+#[cfg(feature = "arrow-batch-cast")]
+fn cast_column(column: &ArrayRef, to: &ArrowDataType) -> Result<ArrayRef> {
+    Ok(arrow::compute::cast(column, to)?)
+}
+
+/// Without the `arrow-batch-cast` feature a batch must arrive in the table's own encoding: the
+/// cast kernel is about 1.1 MB of machine code, kept out of builds that only append rows
+/// (gateway patch 5, PATCHES.md).
+#[cfg(not(feature = "arrow-batch-cast"))]
+fn cast_column(column: &ArrayRef, to: &ArrowDataType) -> Result<ArrayRef> {
+    Err(IllegalArgument {
+        message: format!(
+            "column of Arrow type {} must be {to}: this build appends batches only in the \
+             table's own encoding (fluss-rs feature `arrow-batch-cast`)",
+            column.data_type()
+        ),
+    })
 }
 
 /// The fixed fields of a log record batch header.
