@@ -100,8 +100,9 @@ fuzz-api: tools fuzz-tools build
 	$(call on_stack,python3 tests/fuzz-api/run.py $(FUZZ_ARGS))
 
 ## soak: the reliability suite's soak (tests/reliability.rs) for SOAK_SECS seconds (default 600)
-## with SOAK_CLIENTS clients (50): no lost row, no 5xx, no hang, no RSS trend above 128 bytes a
-## request (a line fitted through a reading a second). make test runs the same test for 60 s.
+## with SOAK_CLIENTS clients (50): no lost row, no 5xx, no hang, no RSS trend above 40 bytes a
+## request (a line fitted through a reading a second). make test runs the same test for 60 s,
+## where part of the warm-up is still in the readings: bound 160.
 SOAK_SECS ?= 600
 SOAK_CLIENTS ?= 50
 soak: tools build

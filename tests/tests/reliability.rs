@@ -8,8 +8,8 @@
 //!   thawed: the first request answers within its deadline, the next one succeeds, same process
 //!   (PRIVATE cluster);
 //! - a soak of 50 clients writing and looking up for 60 s (`SOAK_SECS`, `SOAK_CLIENTS`; `make
-//!   soak` runs 10 min): no lost row, no 5xx, no hang, no RSS trend over 128 bytes a request
-//!   (shared stack).
+//!   soak` runs 10 min): no lost row, no 5xx, no hang, no RSS trend over 160 bytes a request
+//!   (40 in runs of 5 min or more; shared stack).
 
 // Each test owns its runtime, so the serialising std mutex held across awaits blocks only
 // other tests' threads, which is the point.
@@ -667,10 +667,8 @@ async fn a_soak_of_50_clients_loses_no_row_answers_no_5xx_and_keeps_rss_flat() {
     // going, idle readings too), so two readings say little: start against end failed a clean
     // 60 s run at +12.0 % (54.5 → 61.0 MB) while a 240 s run stayed at 57.6–64.0 MB. A leak is
     // a trend, so the test fits a line through all the readings and divides its slope by the
-    // request rate: bytes kept per request. Clean runs came out at −9 to +1; a throwaway build
-    // that leaked 256 bytes a request at +294 (fails). One that leaked 64 would pass (about +65
-    // from its readings): the bound leaves room for a slow warm-up, about +50 by the two
-    // readings of the CI run that failed the old rule.
+    // request rate: bytes kept per request, judged against `leak_bound` (figures there). A
+    // 64-byte leak would pass a 60 s run (about +65 from its readings) and fail `make soak`.
     let started = Instant::now();
     let until = started + Duration::from_secs(secs);
     let tasks: Vec<_> = (0..clients)
@@ -751,20 +749,25 @@ async fn a_soak_of_50_clients_loses_no_row_answers_no_5xx_and_keeps_rss_flat() {
     );
     assert!(final_missing.is_empty(), "{final_missing:?}");
     assert_eq!(direct_missing, 0);
+    let bound = leak_bound(secs);
     assert!(
-        bytes_per_request <= LEAK_BYTES_PER_REQUEST,
+        bytes_per_request <= bound,
         "RSS grows by {bytes_per_request:.0} bytes a request ({kib_per_s:.1} KiB/s at \
-         {rate:.0} requests/s), over the {LEAK_BYTES_PER_REQUEST} allowed"
+         {rate:.0} requests/s), over the {bound} allowed in a {secs} s soak"
     );
     assert!(server.is_running());
     let scanned = assert_no_secrets("fluss-gateway log", &server.logs(), &secured.secrets);
     suite!("[suite] secrets scan (soak): {scanned} log lines, 0 secrets");
 }
 
-/// The soak's leak bound: RSS may trend up by at most this many bytes per request served. It
-/// sits above a slow warm-up's drift (~50) and below a leak of a request's worth (a 256-byte
-/// leak measured +294); `make soak` prints the same figure from ten times the readings.
-const LEAK_BYTES_PER_REQUEST: f64 = 128.0;
+/// How many bytes per request RSS may trend up by in a soak of `secs` seconds. A short run
+/// (`make test`'s 60 s) still holds part of the warm-up: clean 60 s runs measured −9 to +56, a
+/// throwaway build leaking 256 bytes a request +294, so its bound only catches leaks of about
+/// a request's worth. Ten minutes (`make soak`) measured +0.4 over 540 readings: there the
+/// bound is 40, a quarter of the short run's, for leaks of a few allocations a request.
+fn leak_bound(secs: u64) -> f64 {
+    if secs >= 300 { 40.0 } else { 160.0 }
+}
 
 /// The least-squares slope of `(seconds, KiB)` readings, in KiB per second.
 fn slope(readings: &[(f64, u64)]) -> f64 {
