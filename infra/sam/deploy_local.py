@@ -257,7 +257,7 @@ def zipped(path: Path) -> bytes:
     debug info: deflating six of them whole took 22 of the deployment's 27 s."""
     key = (path, path.stat().st_mtime)
     if key not in _ZIPS:
-        code = path.read_bytes()
+        code = None
         if path.parent.name == "debug":
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "bootstrap"
@@ -266,6 +266,8 @@ def zipped(path: Path) -> bytes:
                 )
                 if done.returncode == 0:
                     code = out.read_bytes()
+        if code is None:
+            code = path.read_bytes()
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
             info = zipfile.ZipInfo("bootstrap")

@@ -158,16 +158,13 @@ async fn missing_rows(
     // Lookups of 100 keys, eight in flight: one at a time, the soak's final check of ~950,000
     // rows took 60 s of the suite; the gateway serves up to 64 lookups at once.
     const IN_FLIGHT: usize = 8;
-    let chunks: Vec<Vec<i32>> = ids.chunks(100).map(<[i32]>::to_vec).collect();
+    let mut shares = vec![Vec::new(); IN_FLIGHT];
+    for (n, chunk) in ids.chunks(100).enumerate() {
+        shares[n % IN_FLIGHT].push(chunk.to_vec());
+    }
     let mut lanes = tokio::task::JoinSet::new();
-    for lane in 0..IN_FLIGHT {
+    for mine in shares {
         let (client, table) = (client.clone(), table.to_owned());
-        let mine: Vec<Vec<i32>> = chunks
-            .iter()
-            .skip(lane)
-            .step_by(IN_FLIGHT)
-            .cloned()
-            .collect();
         lanes.spawn(async move {
             let mut missing = Vec::new();
             for chunk in mine {
