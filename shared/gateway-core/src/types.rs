@@ -26,8 +26,12 @@ pub const MAX_TYPE_DEPTH: usize = 16;
 
 /// Largest DECIMAL precision Fluss supports.
 pub const MAX_DECIMAL_PRECISION: u64 = 38;
-/// Largest fractional-second precision of TIME / TIMESTAMP / TIMESTAMP_LTZ.
+/// Largest fractional-second precision of TIMESTAMP / TIMESTAMP_LTZ.
 pub const MAX_TIME_PRECISION: u64 = 9;
+/// Largest TIME precision a new column may declare: Fluss stores a TIME as milliseconds of the
+/// day (an `int`), so TIME(4) to TIME(9) could hold nothing finer; they are refused at create
+/// (and add-column) time with 400 rather than at every write.
+pub const MAX_STORED_TIME_PRECISION: u64 = 3;
 
 /// Parses the `data_type` of column `column`, which must not carry `nullable` itself; the result
 /// has the given top-level nullability.
@@ -288,11 +292,19 @@ fn required_uint(obj: &Map<String, Value>, key: &str, ty: &str) -> TResult<u64> 
     uint(obj, key, ty)?.ok_or_else(|| TypeError::new(format!("{ty} requires `{key}`")))
 }
 
-fn precision(obj: &Map<String, Value>, ty: &str, default: u64) -> TResult<u32> {
+/// The fractional-second `precision` of a time type, `default` when absent; above `max`, the
+/// message says why when `why` does.
+fn precision(
+    obj: &Map<String, Value>,
+    ty: &str,
+    default: u64,
+    max: u64,
+    why: &str,
+) -> TResult<u32> {
     let p = uint(obj, "precision", ty)?.unwrap_or(default);
-    if p > MAX_TIME_PRECISION {
+    if p > max {
         return Err(TypeError::new(format!(
-            "{ty} precision must be 0..={MAX_TIME_PRECISION}, got {p}"
+            "{ty} precision must be 0..={max}{why}, got {p}"
         )));
     }
     Ok(p as u32)
@@ -390,21 +402,29 @@ fn parse(value: &Value, nullable: bool, depth: usize) -> TResult<DataType> {
         }
         "TIME_WITHOUT_TIME_ZONE" | "TIME" => {
             only_fields(obj, &["type", "nullable", "precision"], ty)?;
-            let p = precision(obj, ty, 0)?;
+            // Fluss keeps a TIME as milliseconds of the day whatever its declared precision: a
+            // finer column would promise digits no write can keep.
+            let p = precision(
+                obj,
+                ty,
+                0,
+                MAX_STORED_TIME_PRECISION,
+                " (Fluss stores TIME to the millisecond)",
+            )?;
             TimeType::with_nullable(nullable, p)
                 .map(DataType::Time)
                 .map_err(|e| TypeError::new(format!("is invalid: {e}")))
         }
         "TIMESTAMP_WITHOUT_TIME_ZONE" | "TIMESTAMP" => {
             only_fields(obj, &["type", "nullable", "precision"], ty)?;
-            let p = precision(obj, ty, 6)?;
+            let p = precision(obj, ty, 6, MAX_TIME_PRECISION, "")?;
             TimestampType::with_nullable(nullable, p)
                 .map(DataType::Timestamp)
                 .map_err(|e| TypeError::new(format!("is invalid: {e}")))
         }
         "TIMESTAMP_WITH_LOCAL_TIME_ZONE" | "TIMESTAMP_LTZ" => {
             only_fields(obj, &["type", "nullable", "precision"], ty)?;
-            let p = precision(obj, ty, 6)?;
+            let p = precision(obj, ty, 6, MAX_TIME_PRECISION, "")?;
             TimestampLTzType::with_nullable(nullable, p)
                 .map(DataType::TimestampLTz)
                 .map_err(|e| TypeError::new(format!("is invalid: {e}")))
@@ -609,6 +629,18 @@ mod tests {
             (
                 json!({"type": "TIMESTAMP_WITHOUT_TIME_ZONE", "precision": 10}),
                 "0..=9",
+            ),
+            (
+                json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 9}),
+                "TIME_WITHOUT_TIME_ZONE precision must be 0..=3 (Fluss stores TIME to the millisecond), got 9",
+            ),
+            (
+                json!({"type": "ARRAY", "element_type": {"type": "TIME", "precision": 4}}),
+                "column `c[]`: data_type TIME precision must be 0..=3",
+            ),
+            (
+                json!({"type": "TIME", "precision": 10}),
+                "TIME precision must be 0..=3 (Fluss stores TIME to the millisecond), got 10",
             ),
             (json!({"type": "CHAR", "length": 0}), "CHAR length"),
             (

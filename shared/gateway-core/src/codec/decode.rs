@@ -8,7 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use base64::Engine as _;
-use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::general_purpose::STANDARD as BASE64;
 use bigdecimal::BigDecimal;
 use fluss::metadata::DataType;
 use fluss::row::{
@@ -20,23 +20,19 @@ use serde_json::{Map, Value};
 use super::{ColumnSpec, RowCodec};
 use crate::error::GatewayError;
 use crate::names::check_partition_value;
-use crate::wire::json_kind;
+use crate::wire::{has_nonzero_mantissa, json_kind};
 
 /// Deepest nesting of ARRAY / MAP / ROW values accepted in one column; deeper input is rejected
 /// before it can exhaust the stack.
 pub const MAX_NESTING_DEPTH: usize = 32;
 
-/// Standard alphabet; padding optional, as clients differ on it.
-const BASE64: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
+/// BYTES and BINARY take standard base64 with its `=` padding and nothing else (the Fluss
+/// Gateway's rule): one spelling per value, so a retry that spells the bytes differently is not
+/// silently the same write, and the padding shows the text was not cut short.
+const BASE64_FORM: &str = "standard base64, `=`-padded to a multiple of 4 characters";
 
-/// Largest integer an `f64` holds exactly; integral JSON floats beyond it may have been rounded
-/// by the JSON parser, so they are refused rather than written wrong.
-const F64_EXACT_INT: f64 = 9_007_199_254_740_992.0;
-/// 2^63: no integer this large in magnitude (bar i64::MIN, which parses as an integer) fits a
-/// BIGINT.
+/// 2^63: a JSON integer literal this large in magnitude reaches the codec as a float (serde_json
+/// keeps no wider integers), and no such integer fits a BIGINT.
 const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 /// Which row of a request a value belongs to, for error messages.
@@ -458,16 +454,22 @@ pub(super) fn decode_scalar_into(
         }
         DataType::BigInt(_) => *slot = Datum::Int64(integer(&v, "BIGINT", i64::MIN, i64::MAX)?),
         DataType::Float(_) => {
-            let f = float(&v)?;
+            let f = float(&v, "FLOAT")?;
             let narrowed = f as f32;
             if f.is_finite() && !narrowed.is_finite() {
                 return Err(ValueError::new(format!(
-                    "value {f} is out of range for FLOAT"
+                    "is out of range for FLOAT: {}",
+                    shown_scalar(&v)
                 )));
+            }
+            // A subnormal FLOAT is a value like any other; only a non-zero value that FLOAT
+            // would store as 0 is refused, as overflow is.
+            if f != 0.0 && narrowed == 0.0 {
+                return Err(too_small(&shown_scalar(&v), "FLOAT"));
             }
             *slot = Datum::Float32(narrowed.into())
         }
-        DataType::Double(_) => *slot = Datum::Float64(float(&v)?.into()),
+        DataType::Double(_) => *slot = Datum::Float64(float(&v, "DOUBLE")?.into()),
         DataType::Char(c) => {
             let s = string(&v)?;
             let len = c.length() as usize;
@@ -577,11 +579,16 @@ fn string<'a>(v: &Scalar<'a>) -> VResult<&'a str> {
 fn bytes(v: &Scalar<'_>) -> VResult<Vec<u8>> {
     BASE64
         .decode(string(v).map_err(|_| expected_scalar("a base64 string", v))?)
-        .map_err(|_| ValueError::new("is not valid base64"))
+        .map_err(|_| ValueError::new(format!("is not {BASE64_FORM}")))
 }
 
-/// An integer from a JSON number or a base-10 string, range-checked, never through `f64` for
-/// integer literals; integral forms such as `1.0` or `"1e2"` are accepted.
+/// The integer forms accepted, for messages.
+const INTEGER_FORMS: &str = "a JSON integer or a string of base-10 digits";
+
+/// An integer from a JSON integer or a string of base-10 digits (an optional sign, then digits),
+/// range-checked, never through `f64`. A fraction or an exponent is refused even when the value
+/// is integral (`1.0`, `1e3`, `"1e2"`): the JSON parser reads such a number as a double, so
+/// `1.0000000000000001` would arrive as 1 and be written as a value the caller did not send.
 fn integer(v: &Scalar<'_>, ty: &str, min: i64, max: i64) -> VResult<i64> {
     let out_of_range = || ValueError::new(format!("is out of range for {ty}"));
     let n: i64 = match v {
@@ -591,51 +598,36 @@ fn integer(v: &Scalar<'_>, ty: &str, min: i64, max: i64) -> VResult<i64> {
             } else if n.is_u64() {
                 return Err(out_of_range());
             } else {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                if f.fract() != 0.0 || !f.is_finite() {
-                    return Err(ValueError::new(format!(
-                        "expects an integer for {ty}, got {n}"
-                    )));
-                }
-                // A JSON integer outside i64 reaches here as a float (serde_json keeps no
-                // wider integers): from 2^63 on, every value is outside BIGINT, however it
-                // was written (`-9223372036854775809` included).
-                if f.abs() >= I64_BOUND {
+                // A JSON integer outside i64 reaches here as a float: from 2^63 on every value
+                // is outside BIGINT, however it was written (`-9223372036854775809` included).
+                // Below that, only a fraction or an exponent makes a float.
+                if n.as_f64().is_some_and(|f| f.abs() >= I64_BOUND) {
                     return Err(out_of_range());
                 }
-                if f.abs() >= F64_EXACT_INT {
-                    return Err(ValueError::new(format!(
-                        "{n} is too large to be exact in floating-point form; send it as an integer literal or a string"
-                    )));
-                }
-                f as i64
+                return Err(ValueError::new(format!(
+                    "expects an integer for {ty} ({INTEGER_FORMS}), got a number with a fraction or an exponent"
+                )));
             }
         }
         Scalar::Str(s) => match s.parse::<i64>() {
             Ok(i) => i,
             Err(_) => {
-                if huge_exponent(s) {
+                let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+                if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
                     return Err(out_of_range());
                 }
-                let d = BigDecimal::from_str(s).map_err(|_| {
-                    ValueError::new(format!("expects an integer for {ty}, got \"{}\"", clip(s)))
-                })?;
-                if !d.is_integer() {
-                    return Err(ValueError::new(format!(
-                        "expects an integer for {ty}, got \"{}\"",
-                        clip(s)
-                    )));
-                }
-                // More than 19 integer digits never fits an i64; checked before rescaling so
-                // "1e999" does not materialise a huge integer.
-                if d.digits() as i64 - d.fractional_digit_count() > 19 {
-                    return Err(out_of_range());
-                }
-                let (int, _) = d.with_scale(0).into_bigint_and_exponent();
-                i64::try_from(int).map_err(|_| out_of_range())?
+                return Err(ValueError::new(format!(
+                    "expects an integer for {ty} ({INTEGER_FORMS}), got \"{}\"",
+                    clip(s)
+                )));
             }
         },
-        _ => return Err(expected_scalar(&format!("an integer for {ty}"), v)),
+        _ => {
+            return Err(expected_scalar(
+                &format!("an integer for {ty} ({INTEGER_FORMS})"),
+                v,
+            ));
+        }
     };
     if n < min || n > max {
         return Err(out_of_range());
@@ -652,7 +644,11 @@ fn clip(s: &str) -> String {
     }
 }
 
-fn float(v: &Scalar<'_>) -> VResult<f64> {
+/// A FLOAT or DOUBLE (`ty`) from a JSON number, a numeric string or one of the names `"NaN"`,
+/// `"Infinity"`, `"-Infinity"`. A JSON number that is not zero but reads as zero never gets
+/// here: the body is refused as it is parsed (`crate::wire::first_vanishing_number`), as the
+/// number's text is gone once it is a double.
+fn float(v: &Scalar<'_>, ty: &str) -> VResult<f64> {
     match v {
         Scalar::Number(n) => n
             .as_f64()
@@ -672,6 +668,10 @@ fn float(v: &Scalar<'_>) -> VResult<f64> {
                         clip(s)
                     )));
                 }
+                // Underflow is refused as overflow is: "1e-400" is not 0.
+                if f == 0.0 && has_nonzero_mantissa(s) {
+                    return Err(too_small(&format!("\"{}\"", clip(s)), ty));
+                }
                 Ok(f)
             }
         },
@@ -679,11 +679,29 @@ fn float(v: &Scalar<'_>) -> VResult<f64> {
     }
 }
 
+/// A number or a string as a message shows it: a JSON number as serde_json writes it (`1e-46`), a
+/// string quoted and cut short.
+fn shown_scalar(v: &Scalar<'_>) -> String {
+    match v {
+        Scalar::Number(n) => n.to_string(),
+        Scalar::Str(s) => format!("\"{}\"", clip(s)),
+        other => other.kind().to_owned(),
+    }
+}
+
+/// A non-zero value that `ty` would store as zero. The value comes last, after `: `, where
+/// every value of a codec message goes (the ingest log cuts it off there).
+fn too_small(shown: &str, ty: &str) -> ValueError {
+    ValueError::new(format!(
+        "is not zero but is too small for {ty} and would be stored as 0: {shown}"
+    ))
+}
+
 /// A DECIMAL(p, s) from a string or number. Extra fraction digits are accepted only when they
 /// are zeros; nothing is rounded.
 fn decimal(v: &Scalar<'_>, precision: u32, scale: u32) -> VResult<Decimal> {
-    let text: std::borrow::Cow<'_, str> = match v {
-        Scalar::Str(s) => (*s).into(),
+    let (text, number): (std::borrow::Cow<'_, str>, bool) = match v {
+        Scalar::Str(s) => ((*s).into(), false),
         Scalar::Number(n) => {
             let text = n.to_string();
             // A fractional JSON number was parsed into an f64; only up to 15 significant digits
@@ -693,42 +711,95 @@ fn decimal(v: &Scalar<'_>, precision: u32, scale: u32) -> VResult<Decimal> {
                     "has more than {F64_EXACT_DIGITS} significant digits as a JSON number; send DECIMAL values as strings to keep them exact"
                 )));
             }
-            text.into()
+            (text.into(), true)
         }
         _ => return Err(expected_scalar("a decimal string or number", v)),
     };
-    match plain_compact_decimal(&text, precision, scale) {
-        Some(d) => Ok(d),
-        None => big_decimal(&text, precision, scale),
+    if let Some(d) = plain_compact_decimal(&text, precision, scale) {
+        return Ok(d);
+    }
+    let d = big_decimal(&text, number, precision, scale)?;
+    // An integer literal beyond i64 reached the codec as a double, rounded to 16 or 17 digits
+    // (`100000000000000000001` reads as 1e20): one that still fits cannot be trusted.
+    if let Scalar::Number(n) = v
+        && n.is_f64()
+        && n.as_f64().is_some_and(|f| f.abs() >= I64_BOUND)
+    {
+        return Err(ValueError::new(format!(
+            "is too large to be exact as a JSON number (send DECIMAL values as strings to keep them exact): {}",
+            shown_decimal(&text, true)
+        )));
+    }
+    Ok(d)
+}
+
+/// A DECIMAL value as its refusal shows it: a string as sent (quoted, cut short), a JSON number
+/// in plain digits (`-100000000000000000000`, not the parser's `-1e20`), which is the number
+/// sent for every JSON number the codec takes (at most 15 significant digits).
+fn shown_decimal(text: &str, number: bool) -> String {
+    if !number {
+        return format!("\"{}\"", clip(text));
+    }
+    match BigDecimal::from_str(text) {
+        Ok(d) => clip(&d.to_plain_string()),
+        Err(_) => clip(text),
     }
 }
 
 /// A DECIMAL(p, s) from its text through BigDecimal: every form (exponents, wide precisions),
-/// and the words of every refusal.
-fn big_decimal(text: &str, precision: u32, scale: u32) -> VResult<Decimal> {
-    if huge_exponent(text) {
-        return Err(ValueError::new(format!(
-            "is not a DECIMAL({precision}, {scale}) value: \"{}\"",
-            clip(text)
-        )));
+/// and the words of every refusal, which name the reason (too many integer digits for the
+/// precision, or too many fraction digits for the scale) and the value as sent.
+fn big_decimal(text: &str, number: bool, precision: u32, scale: u32) -> VResult<Decimal> {
+    let ty = || format!("DECIMAL({precision}, {scale})");
+    let int_room = precision - scale.min(precision);
+    let too_many_fraction = |n: &dyn fmt::Display| {
+        ValueError::new(format!(
+            "has {n} fraction digits, more than {} allows ({scale}): {}",
+            ty(),
+            shown_decimal(text, number)
+        ))
+    };
+    let too_many_integer = |n: &dyn fmt::Display| {
+        ValueError::new(format!(
+            "has {n} integer digits, more than {} allows ({int_room}): {}",
+            ty(),
+            shown_decimal(text, number)
+        ))
+    };
+    if let Some(negative) = huge_exponent(text) {
+        // Refused before BigDecimal would materialise a number with thousands of digits.
+        return Err(if negative {
+            too_many_fraction(&"thousands of")
+        } else {
+            too_many_integer(&"thousands of")
+        });
     }
-    let d = BigDecimal::from_str(text)
-        .map_err(|_| ValueError::new(format!("expects a decimal, got \"{}\"", clip(text))))?;
+    let d = BigDecimal::from_str(text).map_err(|_| {
+        ValueError::new(format!(
+            "expects a decimal string or number for {}, got \"{}\"",
+            ty(),
+            clip(text)
+        ))
+    })?;
     let d = d.normalized();
-    if d.fractional_digit_count() > i64::from(scale) {
-        return Err(ValueError::new(format!(
-            "has more than {scale} fraction digits for DECIMAL({precision}, {scale}): {text}"
-        )));
+    let fraction_digits = d.fractional_digit_count().max(0);
+    if fraction_digits > i64::from(scale) {
+        return Err(too_many_fraction(&fraction_digits));
+    }
+    let integer_digits = if d.sign() == bigdecimal::num_bigint::Sign::NoSign {
+        0
+    } else {
+        (d.digits() as i64 - d.fractional_digit_count()).max(0)
+    };
+    if integer_digits > i64::from(int_room) {
+        return Err(too_many_integer(&integer_digits));
     }
     let scaled = d.with_scale(i64::from(scale));
-    if scaled.digits() > u64::from(precision) {
-        return Err(ValueError::new(format!(
-            "does not fit DECIMAL({precision}, {scale}): {text}"
-        )));
-    }
-    Decimal::from_big_decimal(scaled, precision, scale).map_err(|_| {
+    Decimal::from_big_decimal(scaled, precision, scale).map_err(|e| {
         ValueError::new(format!(
-            "does not fit DECIMAL({precision}, {scale}): {text}"
+            "could not be stored as {}: {e}: {}",
+            ty(),
+            shown_decimal(text, number)
         ))
     })
 }
@@ -776,17 +847,16 @@ fn plain_compact_decimal(text: &str, precision: u32, scale: u32) -> Option<Decim
     Decimal::from_unscaled_long(unscaled, precision, scale).ok()
 }
 
-/// Whether a number's text has an exponent so large (or malformed) that BigDecimal would
-/// materialise an enormous value from it; such text is refused before parsing.
-fn huge_exponent(text: &str) -> bool {
-    match text.find(['e', 'E']) {
-        Some(pos) => {
-            let exp = text[pos + 1..].trim_start_matches(['+', '-']);
-            // Not all digits: the parser rejects it with its own message.
-            !exp.is_empty() && exp.bytes().all(|b| b.is_ascii_digit()) && exp.len() > 3
-        }
-        None => false,
-    }
+/// Whether a number's text has an exponent so large that BigDecimal would materialise an
+/// enormous value from it (`Some(true)` when it is negative); such text is refused before
+/// parsing.
+fn huge_exponent(text: &str) -> Option<bool> {
+    let pos = text.find(['e', 'E'])?;
+    let signed = &text[pos + 1..];
+    let exp = signed.trim_start_matches(['+', '-']);
+    // Not all digits: the parser rejects it with its own message.
+    (!exp.is_empty() && exp.bytes().all(|b| b.is_ascii_digit()) && exp.len() > 3)
+        .then(|| signed.starts_with('-'))
 }
 
 /// ISO 8601 wants six-digit years once a sign is written ("-000044-03-15"), which jiff enforces;
@@ -888,6 +958,11 @@ fn check_fraction(s: &str, digits: usize, max: u32, ty: &str, precision: u32) ->
     Ok(())
 }
 
+/// Fraction digits of TIME that Fluss keeps: it stores a time of day as milliseconds, whatever
+/// the declared precision (the gateway refuses TIME above 3 for new columns; a column made
+/// elsewhere may still declare more).
+const TIME_STORED_DIGITS: u32 = crate::types::MAX_STORED_TIME_PRECISION as u32;
+
 /// `HH:MM:SS[.fff]` → milliseconds of the day. Fluss stores TIME with millisecond resolution.
 fn time(v: &Scalar<'_>, precision: u32) -> VResult<i32> {
     let s = string(v).map_err(|_| expected_scalar("a time string \"HH:MM:SS[.fff]\"", v))?;
@@ -901,9 +976,44 @@ fn time(v: &Scalar<'_>, precision: u32) -> VResult<i32> {
     if b.len() < 8 || b[2] != b':' || b[5] != b':' {
         return Err(bad());
     }
+    check_not_leap_second(s, b)?;
+    // jiff takes a trailing offset and drops it; a time of day with one is not a TIME.
+    if b[8..]
+        .iter()
+        .any(|c| matches!(c, b'+' | b'-' | b'Z' | b'z' | b'['))
+    {
+        return Err(bad());
+    }
     let nanos = time_of_day_nanos(s).ok_or_else(bad)?;
-    check_fraction(s, fraction_digits(s), precision.min(3), "TIME", precision)?;
+    let digits = fraction_digits(s);
+    if precision > TIME_STORED_DIGITS && digits > TIME_STORED_DIGITS as usize {
+        return Err(ValueError::new(format!(
+            "has {digits} fraction digits, more than a TIME({precision}) column keeps ({TIME_STORED_DIGITS}, as Fluss stores TIME to the millisecond): \"{}\"",
+            clip(s)
+        )));
+    }
+    check_fraction(s, digits, precision, "TIME", precision)?;
     Ok((nanos / 1_000_000) as i32)
+}
+
+/// Refuses second 60 of a time of day (`t`, `HH:MM:SS…` or jiff's basic `HHMMSS…`): jiff reads
+/// a leap second as second 59, which would store a different time than the one sent, and Fluss
+/// has no leap seconds to store it as.
+fn check_not_leap_second(s: &str, t: &[u8]) -> VResult<()> {
+    let second = if t.get(2) == Some(&b':') {
+        (t.get(5) == Some(&b':')).then(|| t.get(6..8)).flatten()
+    } else {
+        t.get(..4)
+            .filter(|hm| hm.iter().all(u8::is_ascii_digit))
+            .and_then(|_| t.get(4..6))
+    };
+    if second == Some(b"60") {
+        return Err(ValueError::new(format!(
+            "has second 60 (a leap second), which Fluss cannot store: \"{}\"",
+            clip(s)
+        )));
+    }
+    Ok(())
 }
 
 /// Nanoseconds of the day of an ISO time `HH:MM:SS[.f]`: the plain form by
@@ -1029,6 +1139,7 @@ fn timestamp_ntz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32)> {
     if tb.len() < 8 || tb[2] != b':' || tb[5] != b':' {
         return Err(bad());
     }
+    check_not_leap_second(s, tb)?;
     let time = time_of_day_nanos(time_part).ok_or_else(bad)?;
     check_fraction(
         s,
@@ -1040,6 +1151,9 @@ fn timestamp_ntz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32)> {
     let nanos = i128::from(days_since_epoch(date)) * 86_400_000_000_000 + i128::from(time);
     split_millis(nanos)
 }
+
+/// The largest zone offset accepted, ±18:00, as `java.time.ZoneOffset` bounds it.
+const MAX_OFFSET_SECONDS: i32 = 18 * 3600;
 
 /// ISO date-time with `Z` or an offset, or epoch millis → (epoch millis, nanos of milli).
 fn timestamp_ltz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32)> {
@@ -1071,14 +1185,30 @@ fn timestamp_ltz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32)> {
             clip(s)
         )));
     }
-    let nanos = jiff::Timestamp::from_str(&six_digit_year(s))
-        .map_err(|_| {
-            ValueError::new(format!(
-                "expects a date-time with zone \"YYYY-MM-DDTHH:MM:SS[.f]Z\", got \"{}\"",
-                clip(s)
-            ))
-        })?
+    check_not_leap_second(s, time_part.as_bytes())?;
+    let text = six_digit_year(s);
+    let bad = || {
+        ValueError::new(format!(
+            "expects a date-time with zone \"YYYY-MM-DDTHH:MM:SS[.f]Z\", got \"{}\"",
+            clip(s)
+        ))
+    };
+    let nanos = jiff::Timestamp::from_str(&text)
+        .map_err(|_| bad())?
         .as_nanosecond();
+    // jiff takes offsets up to ±25:59:59; beyond ±18:00 (java.time's bound, and no zone has
+    // ever been further out) the text is almost surely a typo, and the instant it gives is
+    // not one the caller meant.
+    let offset = jiff::fmt::temporal::Pieces::parse(text.as_bytes())
+        .map_err(|_| bad())?
+        .to_numeric_offset()
+        .map_or(0, |o| o.seconds());
+    if offset.abs() > MAX_OFFSET_SECONDS {
+        return Err(ValueError::new(format!(
+            "has a zone offset beyond ±18:00: \"{}\"",
+            clip(s)
+        )));
+    }
     check_fraction(
         s,
         fraction_digits(time_part),

@@ -288,6 +288,173 @@ pub fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// A JSON number in a body that is not zero but reads as zero (`1e-400`): below the smallest
+/// double (about 4.9e-324) the JSON parser rounds it to 0 without a word (where it refuses
+/// overflow), and the number's text is gone once the body is parsed. A write must not store
+/// such a number as 0, so the bodies that hold one are found here, from their bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct VanishingNumber<'a> {
+    /// The number as sent.
+    pub(crate) literal: &'a str,
+    /// Where it sits, outermost first.
+    pub(crate) path: Vec<PathStep>,
+}
+
+/// One step of a [`VanishingNumber`]'s place in its document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PathStep {
+    /// A member of an object, by its (unescaped) key.
+    Key(String),
+    /// An element of an array, by its index.
+    Index(usize),
+}
+
+impl VanishingNumber<'_> {
+    /// The refusal, for the row `row` ("entry `e1`") and the path below it (the column first).
+    pub(crate) fn error(&self, row: &str, below_row: &[PathStep]) -> GatewayError {
+        let mut column = String::new();
+        for (i, step) in below_row.iter().enumerate() {
+            match step {
+                PathStep::Key(k) if i == 0 => column.push_str(k),
+                PathStep::Key(k) if is_plain_name(k) => {
+                    column.push('.');
+                    column.push_str(k);
+                }
+                PathStep::Key(k) => column.push_str(&format!("[{k:?}]")),
+                PathStep::Index(n) => column.push_str(&format!("[{n}]")),
+            }
+        }
+        let literal: String = self.literal.chars().take(40).collect();
+        let cut = if self.literal.len() > literal.len() {
+            "…"
+        } else {
+            ""
+        };
+        // The number comes last, after `: `, as in every codec message (the ingest log cuts
+        // values off there).
+        GatewayError::invalid(format!(
+            "{row}: column `{column}` is a number that is not zero but is below the smallest \
+             double (about 4.9e-324) and would be stored as 0: {literal}{cut}"
+        ))
+    }
+}
+
+fn is_plain_name(k: &str) -> bool {
+    !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The first [`VanishingNumber`] of a JSON document, in document order; `None` when there is
+/// none (nearly always). Meant for a document the JSON parser has already accepted: on other
+/// bytes it answers something, never panics.
+pub(crate) fn first_vanishing_number(json: &[u8]) -> Option<VanishingNumber<'_>> {
+    enum Frame {
+        /// The key being read, as the bytes between its quotes.
+        Object {
+            key: (usize, usize),
+            expect_key: bool,
+        },
+        Array {
+            index: usize,
+        },
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while let Some(&b) = json.get(i) {
+        match b {
+            b'{' => stack.push(Frame::Object {
+                key: (0, 0),
+                expect_key: true,
+            }),
+            b'[' => stack.push(Frame::Array { index: 0 }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array { index }) => *index += 1,
+                Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                None => {}
+            },
+            b'"' => {
+                let start = i + 1;
+                let mut end = start;
+                while let Some(&c) = json.get(end) {
+                    match c {
+                        b'\\' => end += 2,
+                        b'"' => break,
+                        _ => end += 1,
+                    }
+                }
+                let end = end.min(json.len());
+                if let Some(Frame::Object { key, expect_key }) = stack.last_mut()
+                    && *expect_key
+                {
+                    *key = (start, end);
+                    *expect_key = false;
+                }
+                i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while json
+                    .get(i + 1)
+                    .is_some_and(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                {
+                    i += 1;
+                }
+                let token = &json[start..=i];
+                if let Some(literal) = vanishes(token) {
+                    let path = stack
+                        .iter()
+                        .map(|frame| match frame {
+                            Frame::Object { key: (s, e), .. } => {
+                                PathStep::Key(unescape_key(json.get(*s..*e).unwrap_or_default()))
+                            }
+                            Frame::Array { index } => PathStep::Index(*index),
+                        })
+                        .collect();
+                    return Some(VanishingNumber { literal, path });
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The number's text when it is not zero and parses to zero; cheap for every other number.
+fn vanishes(token: &[u8]) -> Option<&str> {
+    // Below 2.5e-324 a number has an exponent of three digits or more, or (with at most two
+    // exponent digits) over two hundred leading zeros: anything shorter is skipped unparsed.
+    let exponent_digits = token
+        .iter()
+        .position(|b| matches!(b, b'e' | b'E'))
+        .map_or(0, |p| {
+            token[p + 1..].iter().filter(|b| b.is_ascii_digit()).count()
+        });
+    if exponent_digits < 3 && token.len() < 200 {
+        return None;
+    }
+    let text = std::str::from_utf8(token).ok()?;
+    (has_nonzero_mantissa(text) && text.parse::<f64>().is_ok_and(|f| f == 0.0)).then_some(text)
+}
+
+/// Whether a number's text has a non-zero digit before its exponent: `0`, `0.0`, `-0.0` and
+/// `0e5` are zero however they are spelled, `1e-400` is not.
+pub(crate) fn has_nonzero_mantissa(text: &str) -> bool {
+    text.bytes()
+        .take_while(|b| !matches!(b, b'e' | b'E'))
+        .any(|b| matches!(b, b'1'..=b'9'))
+}
+
+fn unescape_key(raw: &[u8]) -> String {
+    let mut quoted = Vec::with_capacity(raw.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(raw);
+    quoted.push(b'"');
+    serde_json::from_slice(&quoted).unwrap_or_else(|_| String::from_utf8_lossy(raw).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +509,51 @@ mod tests {
             parse::<HealthResponse>(json!({"status":"ok","uptime_ms":42})),
             Ok(HealthResponse::ok(42))
         );
+    }
+
+    // --- numbers that read as zero ---
+
+    #[test]
+    fn vanishing_numbers_are_found_with_their_path_and_nothing_else() {
+        let body =
+            br#"{"a\"b":[{"s":"1e-400 \" 1e-400","1e-400":0.0},{"n":[5e-324,0.0e-999,-1e-400]}]}"#;
+        let found = first_vanishing_number(body).expect("found");
+        assert_eq!(found.literal, "-1e-400");
+        assert_eq!(
+            found.path,
+            [
+                PathStep::Key("a\"b".into()),
+                PathStep::Index(1),
+                PathStep::Key("n".into()),
+                PathStep::Index(2),
+            ]
+        );
+        let long_zero = format!("[0.{}, 1]", "0".repeat(500));
+        let long_tiny = format!("[0.{}1]", "0".repeat(500));
+        for (json, vanishing) in [
+            ("1e-400", true),
+            ("[1E-400]", true),
+            (long_tiny.as_str(), true),
+            ("2.4e-324", true),
+            ("2.5e-324", false),
+            ("4.9e-324", false),
+            ("1e-300", false),
+            ("0e-99999", false),
+            ("-0.0", false),
+            (long_zero.as_str(), false),
+            (r#"{"k": "1e-400"}"#, false),
+            ("1e400", false),
+        ] {
+            assert_eq!(
+                first_vanishing_number(json.as_bytes()).is_some(),
+                vanishing,
+                "{json}"
+            );
+        }
+        // Bytes no parser would take still get an answer, never a panic.
+        for junk in [&b"\"\\"[..], b"[1e-400", b"{\"a", b"-", b"\xff1e-999"] {
+            let _ = first_vanishing_number(junk);
+        }
     }
 
     // --- pagination ---

@@ -84,7 +84,30 @@ impl WriteRequest {
                 "the request body is not a valid write request: {e}"
             ))
         })?;
-        raw.validate()
+        let request = raw.validate()?;
+        request.ensure_no_vanishing_number(body)?;
+        Ok(request)
+    }
+
+    /// Refuses a body holding a number that is not zero but reads as zero (see
+    /// [`super::VanishingNumber`]), naming its entry and column. After the envelope is valid,
+    /// every number sits in a row: `entries[i].<op>.<column>…`.
+    fn ensure_no_vanishing_number(&self, body: &[u8]) -> Result<(), GatewayError> {
+        let Some(number) = super::first_vanishing_number(body) else {
+            return Ok(());
+        };
+        Err(match number.path.as_slice() {
+            [
+                super::PathStep::Key(_),
+                super::PathStep::Index(i),
+                super::PathStep::Key(_),
+                below @ ..,
+            ] if !below.is_empty() => {
+                let id = self.entries.get(*i).map_or("", |e| e.id.as_str());
+                number.error(&format!("entry `{id}`"), below)
+            }
+            _ => number.error("the request body", &[super::PathStep::Key("?".into())]),
+        })
     }
 }
 
@@ -141,13 +164,26 @@ impl NdjsonBody {
                     json_kind(&value)
                 )));
             };
+            let vanishing = super::first_vanishing_number(line);
             let entry = if is_entry(&object) {
                 let mut raw: RawWriteEntry = serde_json::from_value(Value::Object(object))
                     .map_err(|e| GatewayError::invalid(format!("line {number}: {e}")))?;
                 raw.id.get_or_insert_with(|| number.to_string());
-                raw.validate(index)
-                    .map_err(|e| GatewayError::invalid(format!("line {number}: {}", e.message())))?
+                let entry = raw.validate(index).map_err(|e| {
+                    GatewayError::invalid(format!("line {number}: {}", e.message()))
+                })?;
+                // A valid entry holds numbers only in its row: `<op>.<column>…`.
+                if let Some(n) = vanishing {
+                    return Err(n.error(
+                        &format!("line {number}: entry `{}`", entry.id),
+                        n.path.get(1..).unwrap_or_default(),
+                    ));
+                }
+                entry
             } else {
+                if let Some(n) = vanishing {
+                    return Err(n.error(&format!("line {number}: entry `{number}`"), &n.path));
+                }
                 bare.push(entries.len());
                 WriteEntry {
                     id: number.to_string(),
@@ -461,6 +497,41 @@ mod tests {
         );
         assert_eq!(req.entries[0].row["id"], 7);
         assert_eq!(lines.resolve(false).entries[0].op, WriteOp::Append);
+    }
+
+    #[test]
+    fn numbers_that_are_not_zero_but_read_as_zero_are_refused_naming_entry_and_column() {
+        let said = "is a number that is not zero but is below the smallest double (about 4.9e-324) and would be stored as 0";
+        let e = WriteRequest::from_json_slice(
+            br#"{"entries":[{"id":"a","append":{"v":0.0}},{"append":{"w":{"x":[1,-2e-999]}},"id":"b"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidArgument);
+        assert_eq!(
+            e.message(),
+            format!("entry `b`: column `w.x[1]` {said}: -2e-999")
+        );
+        // The envelope's own problems come first.
+        let e = WriteRequest::from_json_slice(
+            br#"{"entries":[{"id":"a","append":{"v":1e-400}},{"id":"a","append":{}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.message(), "duplicate entry id `a`");
+        // Zero is zero however it is spelled; a subnormal double is a number like any other.
+        WriteRequest::from_json_slice(
+            br#"{"entries":[{"id":"a","append":{"v":[0,-0,0.0,0e-999,5e-324,1e-300]}}]}"#,
+        )
+        .unwrap();
+        let e = NdjsonBody::parse(b"{\"v\":1}\n{\"v\":{\"k\":1e-400}}\n").unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!("line 2: entry `2`: column `v.k` {said}: 1e-400")
+        );
+        let e = NdjsonBody::parse(b"{\"id\":\"x\",\"upsert\":{\"v\":1E-400}}").unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!("line 1: entry `x`: column `v` {said}: 1E-400")
+        );
     }
 
     #[test]
