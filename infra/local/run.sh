@@ -7,18 +7,26 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 watch_pid=""
 
+# Runs on every way out (Ctrl-C, SIGTERM or SIGHUP to the process group, an error). A second
+# signal must not cut it short, and its output may have nowhere to go (the terminal closed, or
+# the reader of a pipe already gone with make): the stop's lines go to a log file as well, and a
+# failed write to stdout never stops the stop.
 cleanup() {
-  trap - EXIT INT TERM
+  trap '' INT TERM HUP PIPE
+  trap - EXIT
   if [[ -n "$watch_pid" ]] && kill -0 "$watch_pid" 2>/dev/null; then
     kill -TERM -- "-$watch_pid" 2>/dev/null || kill -TERM "$watch_pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$watch_pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL -- "-$watch_pid" 2>/dev/null || true
   fi
-  python3 "$here/stack.py" stop || true
+  local stop_log="${FLUSS_STACK_DIR:-$HOME/.cache/fluss-lambda-gateway/stack}/stop.log"
+  python3 "$here/stack.py" stop > >(tee -p -a "$stop_log" 2>/dev/null || cat > /dev/null) 2>&1 || true
+  wait 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 python3 "$here/stack.py" start
 env_file="$(python3 "$here/stack.py" env)"
@@ -83,8 +91,11 @@ cd "$root"
 # --disable-cors: cargo-lambda's default CORS reflects any Origin with credentials, so any web
 # page a developer opens could call the local gateway (and drop tables). API Gateway, too, has
 # CORS off unless configured.
+# The log holds function logs (request ids, principals): private, as the stack's own logs.
+( umask 077; : > "$log_dir/cargo-lambda.log" )
+chmod 600 "$log_dir/cargo-lambda.log"
 setsid cargo lambda watch --disable-cors -A 127.0.0.1 -P "$port" --env-file "$run_env" \
-  > "$log_dir/cargo-lambda.log" 2>&1 &
+  >> "$log_dir/cargo-lambda.log" 2>&1 &
 watch_pid=$!
 
 # cargo-lambda logs "started" before it binds: poll the port.
@@ -98,10 +109,11 @@ cat <<MSG
 
 Fluss Lambda Gateway (local) is serving on http://127.0.0.1:$port  (auth: api-key)
   curl http://127.0.0.1:$port/health
-  export GATEWAY_API_KEY=$demo_key
+  export GATEWAY_API_KEY=\$(sed -n 's/^GATEWAY_API_KEY=//p' $env_file)
   curl -H "x-api-key: \$GATEWAY_API_KEY" http://127.0.0.1:$port/v1/clusters
 API keys:          demo (every scope, as the service account) and alice (read+write on database
-                   demo, as her own SASL user): GATEWAY_API_KEY and ALICE_API_KEY in $env_file
+                   demo, as her own SASL user): GATEWAY_API_KEY and ALICE_API_KEY in
+                   $env_file (mode 0600; the keys are never printed)
 Metrics:           ${OTEL_EXPORTER_OTLP_ENDPOINT:+exported over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT}${OTEL_EXPORTER_OTLP_ENDPOINT:-off (set OTEL_EXPORTER_OTLP_ENDPOINT, see docs/operations.md)}
 Stack addresses:   $env_file   (make status)
 Logs:              $log_dir/   (cargo-lambda.log, coordinator.log, tablet.log, zookeeper.log, moto.out)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -628,7 +629,8 @@ def status(s: Settings) -> int:
         print(f"{name:12} pid {pid}  {'running' if alive else 'DEAD'}")
     if s.env_file.exists():
         for line in s.env_file.read_text().splitlines():
-            if line and not line.startswith("#") and "PASSWORD" not in line:
+            # Passwords, API keys and secret keys stay in the (0600) file: never on a terminal.
+            if line and not line.startswith("#") and not re.search(r"PASSWORD|SECRET|_KEY=", line):
                 print(f"  {line}")
     print(f"logs: {s.log_dir}")
     return 0 if ok else 1

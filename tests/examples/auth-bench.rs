@@ -65,9 +65,8 @@ async fn run() -> Result<(), String> {
     let store = KeyStore::new(
         Arc::new(SecretsManager::from_map(&aws)),
         StoreSettings {
-            secret_id: secret_id.clone(),
             ttl: Duration::from_secs(3600),
-            refresh_interval: Duration::from_secs(2),
+            ..StoreSettings::new(secret_id.clone())
         },
     );
     let started = Instant::now();

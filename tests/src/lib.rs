@@ -17,6 +17,7 @@ pub mod bench;
 #[cfg(feature = "bench")]
 pub mod bench_table;
 pub mod logs;
+pub mod moto;
 pub mod otel;
 pub mod private_stack;
 pub mod rie;

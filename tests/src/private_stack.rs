@@ -232,7 +232,7 @@ pub struct Watchdog {
 
 /// Waits (at most 5 s) until every thread of `pid` is stopped: `kill` returns once SIGSTOP is
 /// queued, and on a loaded machine a JVM thread may still answer a request sent right after.
-fn wait_stopped(pid: u32) {
+pub(crate) fn wait_stopped(pid: u32) {
     let until = Instant::now() + std::time::Duration::from_secs(5);
     while Instant::now() < until {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {

@@ -121,12 +121,22 @@ fn env(stack: &Stack, mode: &str, secret_id: &str) -> BTreeMap<String, String> {
 
 /// Runs `fluss-gateway-keys --secret-id <id> <args>`; answers stdout, asserting exit 0.
 fn keys_tool(stack: &Stack, secret_id: &str, args: &[&str], stdin: Option<&str>) -> String {
+    keys_tool_at(&aws_env(stack), secret_id, args, stdin)
+}
+
+/// [`keys_tool`] against the Secrets Manager that `aws` names (e.g. a private moto).
+fn keys_tool_at(
+    aws: &BTreeMap<String, String>,
+    secret_id: &str,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> String {
     use std::io::Write;
     let mut child = std::process::Command::new(workspace_bin("fluss-gateway-keys"))
         .arg("--secret-id")
         .arg(secret_id)
         .args(args)
-        .envs(aws_env(stack))
+        .envs(aws)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -339,8 +349,18 @@ async fn api_keys_are_checked_before_any_fluss_call_and_follow_rotation_and_revo
         assert_eq!(a.status, 200, "{a:?}");
     }
     keys_tool(&stack, &secret_id, &["revoke", key_id(&demo)], None);
+    // Requests never wait for Secrets Manager: the document is read again in the background
+    // from half the TTL on (and past the TTL by the first request of an idle container), so a
+    // revoked key fails within the TTL plus the time of one read.
     tokio::time::sleep(TTL + Duration::from_millis(300)).await;
-    let a = send(&app, "GET", DATABASES, &[("x-api-key", &demo)], None).await;
+    let revoked_by = std::time::Instant::now() + Duration::from_secs(1);
+    let a = loop {
+        let a = send(&app, "GET", DATABASES, &[("x-api-key", &demo)], None).await;
+        if a.status != 200 || std::time::Instant::now() > revoked_by {
+            break a;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(a.status, 401, "a revoked key fails after the TTL: {a:?}");
     let a = send(&app, "GET", DATABASES, &[("x-api-key", &rotated)], None).await;
     assert_eq!(a.status, 200, "{a:?}");
@@ -866,4 +886,262 @@ async fn the_service_password_can_come_from_secrets_manager() {
         "the password reached the logs"
     );
     assert!(!unresolved.contains(&admin_password) && !e.contains(&admin_password));
+}
+
+/// Every method of every route of the table, with no key and with a narrow key: HEAD is
+/// admitted exactly as the GET whose handler answers it, a method the table does not list
+/// is 405 naming the allowed ones, and nothing reaches a handler as the anonymous caller (the
+/// HEAD of a listing answered 200 without a key before).
+#[tokio::test]
+async fn every_method_of_every_route_is_authenticated_and_authorized() {
+    use gateway_core::routes::{self, Operation, Resolved};
+    let stack = Stack::load();
+    let secret_id = unique_name("gw-methods");
+    let narrow = keys_tool(
+        &stack,
+        &secret_id,
+        &[
+            "create",
+            "--principal",
+            "narrow",
+            "--scope",
+            "ops=read,database=sales",
+        ],
+        None,
+    );
+    let all = keys_tool(
+        &stack,
+        &secret_id,
+        &["create", "--principal", "all", "--scope", "ops=*"],
+        None,
+    );
+    let mut env = env(&stack, "api-key", &secret_id);
+    env.insert(
+        "FLUSS_GATEWAY__REST__CONFIG__ENABLED".to_owned(),
+        "true".to_owned(),
+    );
+    let app = family_router(&env, &Family::ALL).expect("router");
+    let concrete = |template: &str| {
+        template
+            .replace("{cluster}", "default")
+            .replace("{database}", "other")
+            .replace("{table}", "t")
+            .replace("{partition}", "p")
+    };
+    let mut paths: Vec<&str> = routes::ROUTES.iter().map(|r| r.path).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let methods = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE",
+    ];
+    let mut checked = 0;
+    for template in &paths {
+        let uri = concrete(template);
+        for method in methods {
+            let open = matches!(*template, routes::HEALTH | routes::READY);
+            let anonymous = send(&app, method, &uri, &[], None).await;
+            let narrow_answer = send(&app, method, &uri, &[("x-api-key", &narrow)], None).await;
+            let what = format!("{method} {uri}");
+            match routes::resolve(method, template) {
+                Resolved::MethodNotAllowed(allowed) => {
+                    for a in [&anonymous, &narrow_answer] {
+                        assert_eq!(a.status, 405, "{what}: {}", a.text);
+                        if method != "HEAD" {
+                            assert_eq!(a.code(), "method_not_allowed", "{what}");
+                        }
+                    }
+                    let allow = send_allow(&app, method, &uri).await;
+                    assert_eq!(allow, allowed.join(", "), "{what}");
+                }
+                Resolved::Route(_) if open => {
+                    assert!(anonymous.status < 300, "{what}: {}", anonymous.status);
+                }
+                Resolved::Route(route) => {
+                    assert_eq!(anonymous.status, 401, "{what}: {}", anonymous.text);
+                    // A key scoped to one database may list clusters (no object) and nothing of
+                    // database `other`, whose listing of the cluster's databases included.
+                    let within_scope = route.operation == Operation::Meta
+                        || (route.operation == Operation::Read && !template.contains("{cluster}"));
+                    if within_scope {
+                        assert!(
+                            ![401, 403].contains(&narrow_answer.status),
+                            "{what} with a read key: {}",
+                            narrow_answer.status
+                        );
+                    } else {
+                        assert_eq!(narrow_answer.status, 403, "{what}: {}", narrow_answer.text);
+                    }
+                }
+                Resolved::NotInTable => panic!("{template} is in the table"),
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, paths.len() * methods.len());
+    eprintln!(
+        "method matrix: {} paths x {} methods = {checked} requests twice (no key, narrow key)",
+        paths.len(),
+        methods.len()
+    );
+
+    // Two credentials in one request are refused by name, never one picked.
+    let bearer = format!("Bearer {narrow}");
+    let same = format!("Bearer {all}");
+    for (label, headers) in [
+        (
+            "x-api-key twice",
+            vec![("x-api-key", all.as_str()), ("x-api-key", narrow.as_str())],
+        ),
+        (
+            "x-api-key and another Bearer",
+            vec![
+                ("x-api-key", all.as_str()),
+                ("authorization", bearer.as_str()),
+            ],
+        ),
+    ] {
+        let a = send(&app, "GET", DATABASES, &headers, None).await;
+        assert_eq!(a.status, 400, "{label}: {}", a.text);
+        assert!(
+            a.body["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("one credential"),
+            "{label}: {}",
+            a.text
+        );
+    }
+    let a = send(
+        &app,
+        "GET",
+        DATABASES,
+        &[
+            ("x-api-key", all.as_str()),
+            ("authorization", same.as_str()),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(a.status, 200, "the same key twice: {}", a.text);
+}
+
+/// The `Allow` header of `method` on `uri`.
+async fn send_allow(app: &Router, method: &str, uri: &str) -> String {
+    let resp = app
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method(method)
+                .uri(uri)
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await
+        .expect("infallible");
+    resp.headers()
+        .get("allow")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// Secrets Manager that accepts connections and never answers (moto frozen with SIGSTOP) once
+/// the key document is older than its TTL: cached keys keep answering at their usual latency
+/// (the refresh runs in the background, bounded), an unknown key is refused at once, and past
+/// `max-stale` a request waits one bounded read and gets 503 with `Retry-After`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_secrets_manager_never_holds_a_cached_key() {
+    let stack = Stack::load();
+    let moto = integration_tests::moto::PrivateMoto::start();
+    let aws = moto.env();
+    let secret_id = unique_name("gw-frozen");
+    let key = keys_tool_at(
+        &aws,
+        &secret_id,
+        &["create", "--principal", "demo", "--scope", "ops=*"],
+        None,
+    );
+    let app_with = |max_stale: &str| {
+        let mut env = env(&stack, "api-key", &secret_id);
+        env.extend(aws.clone());
+        env.insert(
+            "FLUSS_GATEWAY__SECURITY__MAX_STALE".to_owned(),
+            max_stale.to_owned(),
+        );
+        env.insert(
+            "FLUSS_GATEWAY__SECURITY__REFRESH_TIMEOUT".to_owned(),
+            "2s".to_owned(),
+        );
+        family_router(&env, &Family::ALL).expect("router")
+    };
+    let (app, strict) = (app_with("1h"), app_with("0s"));
+    let clusters = "/v1/clusters";
+    let timed = |app: Router, headers: Vec<(&'static str, String)>| async move {
+        let started = std::time::Instant::now();
+        let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let a = send(&app, "GET", clusters, &h, None).await;
+        (a, started.elapsed())
+    };
+    let with_key = vec![("x-api-key", key.clone())];
+    // Warm both (the document read once) and take the usual latency.
+    let mut usual = Duration::ZERO;
+    for _ in 0..5 {
+        let (a, took) = timed(app.clone(), with_key.clone()).await;
+        assert_eq!(a.status, 200, "{}", a.text);
+        usual = usual.max(took);
+        assert_eq!(timed(strict.clone(), with_key.clone()).await.0.status, 200);
+    }
+
+    moto.freeze();
+    // Past the 1 s TTL: every read of the document now hangs.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut slowest = Duration::ZERO;
+    let mut answered = 0;
+    let until = std::time::Instant::now() + Duration::from_secs(6);
+    while std::time::Instant::now() < until {
+        let (a, took) = timed(app.clone(), with_key.clone()).await;
+        assert_eq!(a.status, 200, "a cached key during the outage: {}", a.text);
+        slowest = slowest.max(took);
+        answered += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        slowest < Duration::from_millis(500),
+        "a cached key waited {slowest:?} (usual {usual:?})"
+    );
+    let unknown = format!("flgw_zzzzzzzzzzzz_{}", "a".repeat(64));
+    let (a, unknown_took) = timed(app.clone(), vec![("x-api-key", unknown)]).await;
+    assert_eq!(a.status, 401, "{}", a.text);
+    assert!(
+        unknown_took < Duration::from_millis(500),
+        "an unknown key waited {unknown_took:?}"
+    );
+    // max-stale 0s: past the TTL nothing stale serves; one bounded read, then 503.
+    let (a, took) = timed(strict.clone(), with_key.clone()).await;
+    assert_eq!(a.status, 503, "{}", a.text);
+    assert_eq!(a.code(), "unavailable");
+    assert!(took < Duration::from_secs(4), "503 after {took:?}");
+    println!(
+        "Secrets Manager frozen 6 s: {answered} cached-key answers, slowest {} ms (usual {} ms); \
+         unknown key 401 in {} ms; max-stale 0s: 503 in {} ms",
+        slowest.as_millis(),
+        usual.as_millis(),
+        unknown_took.as_millis(),
+        took.as_millis()
+    );
+    moto.thaw();
+    // Once Secrets Manager answers again the strict gateway serves again.
+    let until = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (a, _) = timed(strict.clone(), with_key.clone()).await;
+        if a.status == 200 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "still {} after thaw",
+            a.status
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
 }

@@ -11,8 +11,7 @@
 mod write_support;
 
 use fluss::metadata::{DataTypes, Schema, TablePath};
-use fluss::row::GenericRow;
-use integration_tests::{Stack, bounded, unique_name};
+use integration_tests::{Stack, unique_name};
 use serde_json::json;
 use write_support::*;
 
@@ -31,24 +30,6 @@ fn schema() -> Schema {
         .primary_key(vec!["id"])
         .and_then(|b| b.build())
         .expect("schema")
-}
-
-/// Whether key `id` holds a row.
-async fn stored(conn: &fluss::client::FlussConnection, path: &TablePath, id: i32) -> bool {
-    let table = bounded("get table", conn.get_table(path))
-        .await
-        .expect("table");
-    let mut lookuper = table
-        .new_lookup()
-        .expect("lookup")
-        .create_lookuper()
-        .expect("lookuper");
-    let mut key = GenericRow::new(1);
-    key.set_field(0, id);
-    let result = bounded("lookup", lookuper.lookup(&key))
-        .await
-        .expect("lookup");
-    result.get_single_row().expect("single row").is_some()
 }
 
 async fn write_raw(gw: &Gateway, path: &TablePath, body: &str) -> Answer {

@@ -17,15 +17,20 @@ use integration_tests::{Stack, unique_name};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
-use ingest_support::{create_log_table, log_rows, sdk_config};
+use ingest_support::{create_log_table, log_rows, sdk_config_of};
 use write_support::*;
 
 const BOUND: Duration = Duration::from_secs(60);
 
 /// A fresh DynamoDB table in moto, shaped as docs/idempotency.md says.
 async fn create_key_table(stack: &Stack) -> String {
+    create_key_table_at(&stack.aws_env()).await
+}
+
+/// [`create_key_table`] in the moto that `aws` names.
+async fn create_key_table_at(aws: &std::collections::BTreeMap<String, String>) -> String {
     let name = unique_name("idem");
-    let client = aws_sdk_dynamodb::Client::new(&sdk_config(stack).await);
+    let client = aws_sdk_dynamodb::Client::new(&sdk_config_of(aws).await);
     client
         .create_table()
         .table_name(&name)
@@ -317,4 +322,58 @@ async fn an_unreachable_store_refuses_the_write_before_anything_is_written() {
     assert_eq!(plain.status, 200, "{plain:?}");
     let got = log_rows(&conn, &path, 1).await;
     assert_eq!(sorted_seqs(&got), vec![100], "nothing of the refused write");
+}
+
+/// DynamoDB that accepts connections and never answers (moto frozen with SIGSTOP): a keyed
+/// write answers 503 with `Retry-After` within its deadline instead of hanging; after SIGCONT a
+/// retry with the key writes the rows exactly once (a claim the frozen moto took late expires
+/// at the deadline plus the grace, and only then does the retry run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_store_answers_503_within_the_deadline_and_nothing_is_written_twice() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let path = create_log_table(&conn, &unique_name("idem_db"), &unique_name("idem_frozen")).await;
+    let moto = integration_tests::moto::PrivateMoto::start();
+    let aws = moto.env();
+    let table = create_key_table_at(&aws).await;
+    let mut extra: Vec<(&str, &str)> = aws.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    extra.push(("FLUSS_GATEWAY__REST__IDEMPOTENCY__TABLE", &table));
+    extra.push(("FLUSS_GATEWAY__REST__REQUEST_TIMEOUT", "6s"));
+    let gw = Gateway::all_families(&stack, &extra).await;
+    // Warm: the store's client is built and one claim has gone through.
+    let warm = post(&gw, &path, "warm", &rows(0, 1, "warm")).await;
+    assert_eq!(warm.status, 200, "{warm:?}");
+
+    moto.freeze();
+    let body = rows(10, 3, "frozen");
+    let mut answered_in = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let a = post(&gw, &path, "frozen-key", &body).await;
+        let took = started.elapsed();
+        a.assert_error(503, "unavailable");
+        assert_eq!(a.header("retry-after"), Some("1"), "{a:?}");
+        assert!(
+            took < Duration::from_secs(7),
+            "answered in {took:?}, past the 6 s deadline"
+        );
+        answered_in.push(took.as_millis());
+    }
+    println!("DynamoDB frozen: 503 in {answered_in:?} ms (deadline 6000 ms)");
+    moto.thaw();
+
+    // The claims the frozen moto took late (if any) hold the key until they expire; then
+    // the retry runs the write, and every later retry replays it.
+    let (done, in_use) = post_until_done(&gw, &path, "frozen-key", &body).await;
+    assert_eq!(done.status, 200, "{done:?}");
+    assert_eq!(done.body["success_count"], 3, "{done:?}");
+    let replay = post(&gw, &path, "frozen-key", &body).await;
+    assert_eq!(
+        replay.header("idempotent-replayed"),
+        Some("true"),
+        "{replay:?}"
+    );
+    println!("after SIGCONT: {in_use} answers of 409 before the retry ran");
+    let got = log_rows(&conn, &path, 4).await;
+    assert_eq!(sorted_seqs(&got), vec![0, 10, 11, 12], "each row once");
 }

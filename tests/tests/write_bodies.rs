@@ -226,6 +226,20 @@ async fn unsupported_codings_undecodable_bodies_and_bombs_are_refused_and_write_
     )
     .await;
     a.assert_error(400, "invalid_argument");
+    // A whole gzip body followed by bytes that are not gzip: the trailing bytes used to be
+    // ignored (the row written); every byte of a coded body must belong to the coding.
+    for trailing in [&b"{\"seq\":2,\"note\":\"smuggled\"}\n"[..], b"\0\0\0\0"] {
+        let mut body = gzip(row);
+        body.extend_from_slice(trailing);
+        let a = post(
+            &gw,
+            &path,
+            &[("content-type", NDJSON), ("content-encoding", "gzip")],
+            &body,
+        )
+        .await;
+        a.assert_error(400, "invalid_argument");
+    }
     for (coding, says) in [
         ("br", "`br`"),
         ("gzip, zstd", "more than one coding"),

@@ -1,7 +1,6 @@
 //! The `gateway.security.*` keys: the authentication mode and where the key document lives.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use gateway_core::GatewayError;
 use gateway_core::settings::{self, Key, Kind, Slot};
@@ -16,6 +15,12 @@ pub const SECRET_ID_KEY: &str = "gateway.security.secret-id";
 pub const CACHE_TTL_KEY: &str = "gateway.security.cache-ttl";
 /// `gateway.security.refresh-interval`: least time between reads forced by unknown key ids.
 pub const REFRESH_INTERVAL_KEY: &str = "gateway.security.refresh-interval";
+
+/// `gateway.security.max-stale`: how long past the TTL the last document keeps serving while
+/// Secrets Manager cannot be read.
+pub const MAX_STALE_KEY: &str = "gateway.security.max-stale";
+/// `gateway.security.refresh-timeout`: the longest one read of Secrets Manager may take.
+pub const REFRESH_TIMEOUT_KEY: &str = "gateway.security.refresh-timeout";
 
 /// Set by the Lambda service and by `cargo lambda watch`.
 const LAMBDA_RUNTIME_API_ENV: &str = "AWS_LAMBDA_RUNTIME_API";
@@ -45,6 +50,18 @@ pub const KEYS: &[Key] = &[
         Kind::Duration,
         "2s",
         "least time between two reads of the key document caused by an unknown key id (how soon a new key works; at most the TTL)",
+    ),
+    Key::new(
+        MAX_STALE_KEY,
+        Kind::Duration,
+        "1h",
+        "how long past the TTL the last key document and SASL identities keep serving while Secrets Manager cannot be read (a refresh runs in the background meanwhile); past it, requests get 503 until a read succeeds. Also how long a revoked key may stay valid during an outage",
+    ),
+    Key::new(
+        REFRESH_TIMEOUT_KEY,
+        Kind::Duration,
+        "2s",
+        "the longest one read of the key document or a SASL identity may take before it is abandoned (a hanging Secrets Manager never holds a request whose key is cached)",
     ),
 ];
 
@@ -87,8 +104,11 @@ impl AuthSettings {
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut mode_text = "trust".to_owned();
         let mut secret_id = String::new();
-        let mut ttl = Duration::from_secs(60);
-        let mut refresh_interval = Duration::from_secs(2);
+        let mut ttl = StoreSettings::new("").ttl;
+        let defaults = StoreSettings::new("");
+        let mut refresh_interval = defaults.refresh_interval;
+        let mut max_stale = defaults.max_stale;
+        let mut refresh_timeout = defaults.refresh_timeout;
         settings::read(
             map,
             &["gateway.security."],
@@ -106,6 +126,20 @@ impl AuthSettings {
                     REFRESH_INTERVAL_KEY,
                     Slot::Duration {
                         slot: &mut refresh_interval,
+                        allow_zero: false,
+                    },
+                ),
+                (
+                    MAX_STALE_KEY,
+                    Slot::Duration {
+                        slot: &mut max_stale,
+                        allow_zero: true,
+                    },
+                ),
+                (
+                    REFRESH_TIMEOUT_KEY,
+                    Slot::Duration {
+                        slot: &mut refresh_timeout,
                         allow_zero: false,
                     },
                 ),
@@ -154,6 +188,8 @@ impl AuthSettings {
             secret_id,
             ttl,
             refresh_interval,
+            max_stale,
+            refresh_timeout,
         });
         Ok(AuthSettings { mode, store })
     }
@@ -163,6 +199,7 @@ impl AuthSettings {
 mod tests {
     use super::*;
     use gateway_core::settings::map_of;
+    use std::time::Duration;
 
     #[test]
     fn modes_and_their_requirements() {

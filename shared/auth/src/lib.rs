@@ -33,7 +33,9 @@ use gateway_core::{ErrorCode, GatewayError};
 pub use config::{AuthSettings, KEYS, Mode};
 pub use document::{Document, IdentityRef, KeyRecord, UserRecord};
 pub use scope::{Object, Scope};
-pub use source::{AwsOverrides, SecretSource, SecretsManager, SourceError};
+pub use source::{
+    AWS_TIMEOUTS, AwsOverrides, AwsTimeouts, SecretSource, SecretsManager, SourceError,
+};
 pub use store::{Grant, KeyStore, StoreSettings, hash_password};
 
 /// The credentials a request presented, from its `x-api-key` and `Authorization` headers.
@@ -47,6 +49,9 @@ pub enum Presented<'a> {
     Basic(String, String),
     /// An `Authorization` header this gateway cannot read (why, never the value).
     Unreadable(&'static str),
+    /// More than one credential (a header twice, a joined value, or `x-api-key` and an
+    /// `Authorization` naming another credential): refused with 400 rather than one picked.
+    Conflicting(&'static str),
 }
 
 impl std::fmt::Debug for Presented<'_> {
@@ -55,13 +60,40 @@ impl std::fmt::Debug for Presented<'_> {
             Presented::Nothing => "Nothing",
             Presented::ApiKey(_) => "ApiKey(******)",
             Presented::Basic(..) => "Basic(******)",
-            Presented::Unreadable(why) => why,
+            Presented::Unreadable(why) | Presented::Conflicting(why) => why,
         })
     }
 }
 
 impl<'a> Presented<'a> {
-    /// Reads the two headers (`x-api-key` wins when both are sent).
+    /// Reads every value of the two headers: one credential, or [`Presented::Conflicting`]
+    /// when a header comes twice, a value holds a comma (how API Gateway joins repeated
+    /// headers; no key, Bearer token or Basic credential has one), or `x-api-key` and an
+    /// `Authorization` other than `Bearer` with the same key are both sent.
+    pub fn from_header_values(x_api_key: &[&'a str], authorization: &[&'a str]) -> Self {
+        if x_api_key.len() > 1 || x_api_key.iter().any(|v| v.contains(',')) {
+            return Presented::Conflicting(
+                "send one credential: `x-api-key` holds more than one value",
+            );
+        }
+        if authorization.len() > 1 || authorization.iter().any(|v| v.contains(',')) {
+            return Presented::Conflicting(
+                "send one credential: `Authorization` holds more than one value",
+            );
+        }
+        let (key, authorization) = (x_api_key.first().copied(), authorization.first().copied());
+        let from_authorization = Self::from_headers(None, authorization);
+        match (key, &from_authorization) {
+            (Some(key), Presented::ApiKey(bearer)) if key.trim() == *bearer => from_authorization,
+            (Some(_), Presented::Nothing) | (None, _) => Self::from_headers(key, authorization),
+            (Some(_), _) => Presented::Conflicting(
+                "send one credential: `x-api-key` and `Authorization` name different credentials",
+            ),
+        }
+    }
+
+    /// Reads one value of each header (`x-api-key` wins when both are sent); requests go
+    /// through [`Presented::from_header_values`], which refuses two credentials.
     pub fn from_headers(x_api_key: Option<&'a str>, authorization: Option<&'a str>) -> Self {
         if let Some(key) = x_api_key {
             return Presented::ApiKey(key.trim());
@@ -292,6 +324,7 @@ impl Authenticator {
                     ));
                 }
                 Presented::Unreadable(why) => return Err(missing(why)),
+                Presented::Conflicting(why) => return Err(GatewayError::invalid(why)),
             },
             (Mode::Password, Some(store)) => match presented {
                 Presented::Basic(user, password) => store.verify_user(&user, &password).await?,
@@ -301,6 +334,7 @@ impl Authenticator {
                     ));
                 }
                 Presented::Unreadable(why) => return Err(missing(why)),
+                Presented::Conflicting(why) => return Err(GatewayError::invalid(why)),
             },
         };
         Ok(Some(grant))
@@ -385,6 +419,31 @@ mod tests {
             Presented::from_headers(None, Some("Basic !!")),
             Presented::Unreadable(_)
         ));
+        let key = "flgw_abcdefghijkl_00";
+        assert_eq!(
+            Presented::from_header_values(&[key], &[]),
+            Presented::ApiKey(key)
+        );
+        assert_eq!(
+            Presented::from_header_values(&[key], &[&format!("Bearer {key}")]),
+            Presented::ApiKey(key)
+        );
+        for (keys, authorization) in [
+            (vec![key, key], vec![]),
+            (vec!["a, b"], vec![]),
+            (vec![], vec!["Bearer a", "Bearer b"]),
+            (vec![], vec!["Bearer a,Bearer b"]),
+            (vec![key], vec!["Bearer flgw_other"]),
+            (vec![key], vec!["Basic YWxpY2U6cDpx"]),
+        ] {
+            assert!(
+                matches!(
+                    Presented::from_header_values(&keys, &authorization),
+                    Presented::Conflicting(_)
+                ),
+                "{keys:?} {authorization:?}"
+            );
+        }
         let shown = format!("{:?}", Presented::Basic("alice".into(), "hunter2".into()));
         assert!(!shown.contains("hunter2"), "{shown}");
     }

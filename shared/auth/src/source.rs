@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use aws_sdk_secretsmanager::Client;
 use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
@@ -45,6 +46,44 @@ pub struct AwsOverrides {
     access_key: Option<(String, String, Option<String>)>,
 }
 
+/// The bounds of every AWS call the gateway makes (Secrets Manager, DynamoDB, STS for
+/// credentials): the SDK sets none by default, so an endpoint that accepts connections and
+/// never answers (a frozen process, a black-holed route) would hold a request forever.
+/// Callers on a request path bound the call by the request's deadline too.
+#[derive(Debug, Clone, Copy)]
+pub struct AwsTimeouts {
+    /// TCP and TLS connect.
+    pub connect: Duration,
+    /// Waiting for the first byte of an answer (and between reads).
+    pub read: Duration,
+    /// One attempt, connect to last byte.
+    pub attempt: Duration,
+    /// The whole operation, retries included.
+    pub operation: Duration,
+}
+
+/// What [`AwsOverrides::sdk_config`] applies: an AWS API answers in tens of milliseconds, so a
+/// second to connect and two to answer leave room for a cold TLS handshake and throttling
+/// retries while a 30 s request deadline still has most of its time left.
+pub const AWS_TIMEOUTS: AwsTimeouts = AwsTimeouts {
+    connect: Duration::from_secs(1),
+    read: Duration::from_secs(2),
+    attempt: Duration::from_secs(2),
+    operation: Duration::from_secs(4),
+};
+
+impl AwsTimeouts {
+    /// The SDK's form.
+    pub fn config(&self) -> aws_config::timeout::TimeoutConfig {
+        aws_config::timeout::TimeoutConfig::builder()
+            .connect_timeout(self.connect)
+            .read_timeout(self.read)
+            .operation_attempt_timeout(self.attempt)
+            .operation_timeout(self.operation)
+            .build()
+    }
+}
+
 impl AwsOverrides {
     /// The endpoint (the first of `endpoint_vars` set, else `AWS_ENDPOINT_URL`), region
     /// (`AWS_REGION`, else `AWS_DEFAULT_REGION`) and static credentials (`AWS_ACCESS_KEY_ID`,
@@ -68,13 +107,14 @@ impl AwsOverrides {
 
     /// The SDK configuration: the standard AWS environment with these overrides, over an HTTPS
     /// client using ring (the crypto fluss-rs already links; the SDK's default would add
-    /// aws-lc). Every AWS client of the gateway is built from it.
+    /// aws-lc), with [`AWS_TIMEOUTS`]. Every AWS client of the gateway is built from it.
     pub async fn sdk_config(&self) -> aws_config::SdkConfig {
         let http = aws_smithy_http_client::Builder::new()
             .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
             .build_https();
-        let mut loader =
-            aws_config::defaults(aws_config::BehaviorVersion::latest()).http_client(http);
+        let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(http)
+            .timeout_config(AWS_TIMEOUTS.config());
         if let Some(endpoint) = &self.endpoint {
             loader = loader.endpoint_url(endpoint);
         }

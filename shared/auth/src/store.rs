@@ -3,11 +3,17 @@
 //! key id is presented (so a new key works within seconds without a restart), and the SASL
 //! credentials of per-caller Fluss identities, cached the same way.
 //!
-//! When the source cannot be read, the last document keeps serving (availability first; a
-//! revoked key then stays valid until the source answers again) and the failure is logged;
-//! with no document at all, requests get 503.
+//! A slow or failing Secrets Manager never holds a request whose key is in the last document:
+//! from half the TTL on, ONE read runs in the background while the document keeps serving
+//! (refresh-ahead, then stale-while-revalidate past the TTL), each read bounded by the refresh
+//! timeout. How long a
+//! document may serve past its TTL is `max-stale` (availability first, but bounded: a revoked
+//! key stays valid at most that long during an outage); past it, or with no document at all,
+//! requests wait for one bounded read and get 503 when it fails. An unknown key id forces a
+//! read only while the source answers; during an outage it is refused at once (401) and the
+//! background read decides.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -44,6 +50,24 @@ pub struct StoreSettings {
     pub ttl: Duration,
     /// The least time between two reads forced by an unknown key id.
     pub refresh_interval: Duration,
+    /// How long past the TTL the last document (and a SASL identity) keeps serving while the
+    /// source cannot be read.
+    pub max_stale: Duration,
+    /// The longest one read of the source may take before it is abandoned.
+    pub refresh_timeout: Duration,
+}
+
+impl StoreSettings {
+    /// Settings with the documented defaults for everything but the secret id.
+    pub fn new(secret_id: impl Into<String>) -> Self {
+        StoreSettings {
+            secret_id: secret_id.into(),
+            ttl: Duration::from_secs(60),
+            refresh_interval: Duration::from_secs(2),
+            max_stale: Duration::from_secs(3600),
+            refresh_timeout: Duration::from_secs(2),
+        }
+    }
 }
 
 struct Loaded {
@@ -54,21 +78,32 @@ struct Loaded {
 /// Cap on remembered password verifications: each is 32 bytes and an instant.
 const MAX_VERIFIED: usize = 4096;
 
-/// The cached key document and identities; shared by every request of a container.
+/// The cached key document and identities; shared by every request of a container (cheap to
+/// clone: the state is shared, so a background read can outlive the request that started it).
+#[derive(Clone)]
 pub struct KeyStore {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
     source: Arc<dyn SecretSource>,
     settings: StoreSettings,
     current: RwLock<Option<Loaded>>,
-    last_attempt: tokio::sync::Mutex<Option<Instant>>,
+    /// Held by the one read of the document in flight.
+    flight: tokio::sync::Mutex<()>,
+    /// When the document was last read (or tried) and whether that read failed.
+    attempt: Mutex<Option<(Instant, bool)>>,
     identities: Mutex<HashMap<String, (Identity, Instant)>>,
+    /// SASL identity secrets being read in the background.
+    identities_in_flight: Mutex<HashSet<String>>,
     verified: Mutex<HashMap<[u8; 32], Instant>>,
 }
 
 impl std::fmt::Debug for KeyStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeyStore")
-            .field("secret_id", &self.settings.secret_id)
-            .field("ttl", &self.settings.ttl)
+            .field("secret_id", &self.shared.settings.secret_id)
+            .field("ttl", &self.shared.settings.ttl)
             .finish_non_exhaustive()
     }
 }
@@ -87,78 +122,161 @@ impl KeyStore {
     /// A store reading `settings.secret_id` from `source`; reads nothing yet.
     pub fn new(source: Arc<dyn SecretSource>, settings: StoreSettings) -> Self {
         KeyStore {
-            source,
-            settings,
-            current: RwLock::new(None),
-            last_attempt: tokio::sync::Mutex::new(None),
-            identities: Mutex::new(HashMap::new()),
-            verified: Mutex::new(HashMap::new()),
+            shared: Arc::new(Shared {
+                source,
+                settings,
+                current: RwLock::new(None),
+                flight: tokio::sync::Mutex::new(()),
+                attempt: Mutex::new(None),
+                identities: Mutex::new(HashMap::new()),
+                identities_in_flight: Mutex::new(HashSet::new()),
+                verified: Mutex::new(HashMap::new()),
+            }),
         }
     }
 
     /// Reads the document now (start-up warm-up); an error is returned, not kept.
     pub async fn preload(&self) -> Result<(usize, usize), GatewayError> {
-        self.refresh(Instant::now()).await.map(|d| d.len())
+        self.read_now(Instant::now()).await.map(|d| d.len())
     }
 
     fn snapshot(&self) -> Option<(Arc<Directory>, Instant)> {
-        let guard = self.current.read().ok()?;
+        let guard = self.shared.current.read().ok()?;
         guard.as_ref().map(|l| (l.dir.clone(), l.at))
     }
 
+    /// The document a request is checked against: the cached one. From half the TTL on, a
+    /// read runs in the background meanwhile (refresh-ahead: under traffic the document is
+    /// replaced before it is a TTL old, so a revocation takes effect within the TTL without a
+    /// request ever waiting for Secrets Manager); past the TTL (an idle container, or a source
+    /// that cannot be read) it still serves, within `max-stale`, while that read runs. Past
+    /// that, or with no document, the request waits for one bounded read.
     async fn directory(&self) -> Result<Arc<Directory>, GatewayError> {
         match self.snapshot() {
-            Some((dir, at)) if at.elapsed() < self.settings.ttl => Ok(dir),
-            _ => self.refresh(Instant::now()).await,
+            Some((dir, at)) if at.elapsed() < self.shared.settings.ttl / 2 => Ok(dir),
+            Some((dir, at))
+                if at.elapsed() < self.shared.settings.ttl + self.shared.settings.max_stale =>
+            {
+                self.refresh_in_background();
+                Ok(dir)
+            }
+            _ => self.read_now(Instant::now()).await,
         }
     }
 
-    /// Reads the document unless another request did since `asked`, or one was attempted
-    /// less than the refresh interval ago (which bounds the reads both unknown key ids and a
-    /// failing source can cause; the interval never exceeds the TTL, so a stale document is
-    /// always read again).
-    async fn refresh(&self, asked: Instant) -> Result<Arc<Directory>, GatewayError> {
-        let mut last = self.last_attempt.lock().await;
+    /// Whether a read was tried less than `within` ago, and whether it failed.
+    fn last_attempt(&self) -> Option<(Duration, bool)> {
+        self.shared
+            .attempt
+            .lock()
+            .ok()
+            .and_then(|a| *a)
+            .map(|(at, failed)| (at.elapsed(), failed))
+    }
+
+    fn record_attempt(&self, at: Instant, failed: bool) {
+        if let Ok(mut a) = self.shared.attempt.lock() {
+            *a = Some((at, failed));
+        }
+    }
+
+    /// Starts one read in the background unless one is in flight or one was tried less than
+    /// the refresh interval ago (which bounds the reads a failing source sees).
+    fn refresh_in_background(&self) {
+        if self.shared.flight.try_lock().is_err()
+            || self
+                .last_attempt()
+                .is_some_and(|(ago, _)| ago < self.shared.settings.refresh_interval)
+        {
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            // The outcome is kept (or logged) by the read itself.
+            let _ = this.read_now(Instant::now()).await;
+        });
+    }
+
+    /// Reads the document unless another read did since `asked`, or one was attempted less
+    /// than the refresh interval ago; one read at a time, each bounded by the refresh
+    /// timeout. A failed read answers the last document while it is within `max-stale`,
+    /// else 503.
+    async fn read_now(&self, asked: Instant) -> Result<Arc<Directory>, GatewayError> {
+        let _flight = self.shared.flight.lock().await;
         let existing = self.snapshot();
         if let Some((dir, at)) = &existing
-            && (*at >= asked
-                || last.is_some_and(|tried| tried.elapsed() < self.settings.refresh_interval))
+            && *at >= asked
         {
             return Ok(dir.clone());
         }
-        *last = Some(Instant::now());
-        let read = match self.source.fetch(&self.settings.secret_id).await {
-            Ok(text) => Directory::parse(&text),
-            Err(SourceError::NotFound) => Err(format!(
-                "secret `{}` does not exist",
-                self.settings.secret_id
-            )),
-            Err(SourceError::Unavailable(why)) => Err(why),
-        };
+        if self
+            .last_attempt()
+            .is_some_and(|(ago, _)| ago < self.shared.settings.refresh_interval)
+        {
+            return self.fallback(existing, "read less than the refresh interval ago".into());
+        }
+        let started = Instant::now();
+        let secret_id = &self.shared.settings.secret_id;
+        let read = self
+            .fetch_bounded(secret_id)
+            .await
+            .and_then(|text| Directory::parse(&text));
+        self.record_attempt(started, read.is_err());
         match read {
             Ok(dir) => {
                 let dir = Arc::new(dir);
-                if let Ok(mut guard) = self.current.write() {
+                if let Ok(mut guard) = self.shared.current.write() {
                     *guard = Some(Loaded {
                         dir: dir.clone(),
                         at: Instant::now(),
                     });
                 }
                 let (keys, users) = dir.len();
-                tracing::info!(keys, users, secret_id = %self.settings.secret_id, "key document loaded");
+                tracing::info!(keys, users, secret_id = %secret_id, "key document loaded");
                 Ok(dir)
             }
             Err(problem) => {
-                tracing::warn!(secret_id = %self.settings.secret_id, problem = %problem, "key document not loaded");
-                match existing {
-                    Some((dir, _)) => Ok(dir),
-                    None => Err(GatewayError::new(
-                        ErrorCode::Unavailable,
-                        "credentials cannot be checked right now; retry shortly",
-                    )
-                    .with_detail(problem)),
-                }
+                let age_s = existing.as_ref().map(|(_, at)| at.elapsed().as_secs());
+                tracing::warn!(
+                    secret_id = %secret_id,
+                    problem = %problem,
+                    document_age_s = age_s,
+                    "key document not loaded; the last one keeps serving within max-stale"
+                );
+                self.fallback(existing, problem)
             }
+        }
+    }
+
+    /// `secret_id`'s text, or why it could not be read within the refresh timeout (for the
+    /// log; never a secret value).
+    async fn fetch_bounded(&self, secret_id: &str) -> Result<String, String> {
+        let timeout = self.shared.settings.refresh_timeout;
+        match tokio::time::timeout(timeout, self.shared.source.fetch(secret_id)).await {
+            Err(_) => Err(format!("Secrets Manager did not answer within {timeout:?}")),
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(SourceError::NotFound)) => Err(format!("secret `{secret_id}` does not exist")),
+            Ok(Err(SourceError::Unavailable(why))) => Err(why),
+        }
+    }
+
+    /// The last document while it is within `max-stale` of its TTL, else 503.
+    fn fallback(
+        &self,
+        existing: Option<(Arc<Directory>, Instant)>,
+        problem: String,
+    ) -> Result<Arc<Directory>, GatewayError> {
+        match existing {
+            Some((dir, at))
+                if at.elapsed() < self.shared.settings.ttl + self.shared.settings.max_stale =>
+            {
+                Ok(dir)
+            }
+            _ => Err(GatewayError::new(
+                ErrorCode::Unavailable,
+                "credentials cannot be checked right now; retry shortly",
+            )
+            .with_detail(problem)),
         }
     }
 
@@ -170,7 +288,16 @@ impl KeyStore {
         let asked = Instant::now();
         let mut dir = self.directory().await?;
         if dir.key(presented.key_id).is_none() {
-            dir = self.refresh(asked).await?;
+            // A new key works at once while the source answers; while a read is in flight or
+            // after one failed, the caller is not held for a read that may hang: it is refused
+            // now and the background read decides for the next request.
+            if self.shared.flight.try_lock().is_err()
+                || self.last_attempt().is_some_and(|(_, failed)| failed)
+            {
+                self.refresh_in_background();
+            } else {
+                dir = self.read_now(asked).await?;
+            }
         }
         let id = presented.key_id;
         let Some(record) = dir.key(id) else {
@@ -217,11 +344,12 @@ impl KeyStore {
         }
         let token: [u8; 32] = h.finalize().into();
         let remembered = self
+            .shared
             .verified
             .lock()
             .ok()
             .and_then(|m| m.get(&token).copied())
-            .is_some_and(|at| at.elapsed() < self.settings.ttl);
+            .is_some_and(|at| at.elapsed() < self.shared.settings.ttl);
         if !remembered {
             let ok = PasswordHash::new(&user.password_hash).is_ok_and(|parsed| {
                 argon2::Argon2::default()
@@ -231,7 +359,7 @@ impl KeyStore {
             if !ok {
                 return Err(refused(INVALID_USER, format!("user {who}: wrong password")));
             }
-            if let Ok(mut m) = self.verified.lock() {
+            if let Ok(mut m) = self.shared.verified.lock() {
                 if m.len() >= MAX_VERIFIED {
                     m.clear();
                 }
@@ -255,36 +383,78 @@ impl KeyStore {
             IdentityRef::Sasl { secret_id } => secret_id,
         };
         let cached = self
+            .shared
             .identities
             .lock()
             .ok()
             .and_then(|m| m.get(secret_id).cloned());
-        if let Some((id, at)) = &cached
-            && at.elapsed() < self.settings.ttl
-        {
-            return Ok(id.clone());
+        match cached {
+            Some((id, at)) if at.elapsed() < self.shared.settings.ttl => Ok(id),
+            Some((id, at))
+                if at.elapsed() < self.shared.settings.ttl + self.shared.settings.max_stale =>
+            {
+                self.identity_in_background(secret_id);
+                Ok(id)
+            }
+            _ => self.read_identity(secret_id).await,
         }
-        let read = match self.source.fetch(secret_id).await {
-            Ok(text) => parse_sasl(&text),
-            Err(SourceError::NotFound) => Err(format!("secret `{secret_id}` does not exist")),
-            Err(SourceError::Unavailable(why)) => Err(why),
-        };
-        match (read, cached) {
-            (Ok(id), _) => {
-                if let Ok(mut m) = self.identities.lock() {
-                    m.insert(secret_id.clone(), (id.clone(), Instant::now()));
+    }
+
+    /// Reads `secret_id`'s identity in the background unless a read of it is in flight.
+    fn identity_in_background(&self, secret_id: &str) {
+        let started = self
+            .shared
+            .identities_in_flight
+            .lock()
+            .is_ok_and(|mut set| set.insert(secret_id.to_owned()));
+        if !started {
+            return;
+        }
+        let (this, secret_id) = (self.clone(), secret_id.to_owned());
+        tokio::spawn(async move {
+            let _ = this.read_identity(&secret_id).await;
+            if let Ok(mut set) = this.shared.identities_in_flight.lock() {
+                set.remove(&secret_id);
+            }
+        });
+    }
+
+    /// One bounded read of a SASL identity; a failure keeps the cached value within
+    /// `max-stale`, else 503.
+    async fn read_identity(&self, secret_id: &str) -> Result<Identity, GatewayError> {
+        let read = self
+            .fetch_bounded(secret_id)
+            .await
+            .and_then(|text| parse_sasl(&text));
+        match read {
+            Ok(id) => {
+                if let Ok(mut m) = self.shared.identities.lock() {
+                    m.insert(secret_id.to_owned(), (id.clone(), Instant::now()));
                 }
                 Ok(id)
             }
-            (Err(problem), Some((id, _))) => {
-                tracing::warn!(secret_id = %secret_id, problem = %problem, "Fluss identity not refreshed");
-                Ok(id)
+            Err(problem) => {
+                let cached = self
+                    .shared
+                    .identities
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(secret_id).cloned())
+                    .filter(|(_, at)| {
+                        at.elapsed() < self.shared.settings.ttl + self.shared.settings.max_stale
+                    });
+                match cached {
+                    Some((id, _)) => {
+                        tracing::warn!(secret_id = %secret_id, problem = %problem, "Fluss identity not refreshed");
+                        Ok(id)
+                    }
+                    None => Err(GatewayError::new(
+                        ErrorCode::Unavailable,
+                        "the Fluss identity of this caller cannot be loaded right now",
+                    )
+                    .with_detail(format!("identity secret `{secret_id}`: {problem}"))),
+                }
             }
-            (Err(problem), None) => Err(GatewayError::new(
-                ErrorCode::Unavailable,
-                "the Fluss identity of this caller cannot be loaded right now",
-            )
-            .with_detail(format!("identity secret `{secret_id}`: {problem}"))),
         }
     }
 }

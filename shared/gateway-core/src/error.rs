@@ -157,7 +157,7 @@ impl ErrorCode {
             Internal => spec(500, "internal", None),
             Unsupported => spec(501, "unsupported", None),
             Unavailable => spec(503, "unavailable", Some(1)),
-            Timeout => spec(504, "timeout", None),
+            Timeout => spec(504, "timeout", Some(1)),
         }
     }
 
@@ -665,7 +665,7 @@ mod tests {
                 (500, "internal", None),
                 (501, "unsupported", None),
                 (503, "unavailable", Some(1)),
-                (504, "timeout", None),
+                (504, "timeout", Some(1)),
             ]
         );
     }

@@ -177,6 +177,63 @@ pub fn find(method: &str, path: &str) -> Option<&'static Route> {
         .find(|r| r.method.eq_ignore_ascii_case(method) && r.path == path)
 }
 
+/// What a request whose path matched a served template is, for admission: the one rule that
+/// keeps every method a handler could run for behind authentication.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolved {
+    /// A route of the table; `HEAD` resolves to the `GET` of its path, because the HTTP
+    /// framework runs the GET handler for it (and a status and length leak what GET guards).
+    Route(&'static Route),
+    /// The path is in the table but not with this method (`OPTIONS`, `PUT`, `TRACE`, …): it is
+    /// refused with 405 and the listed methods before anything else runs.
+    MethodNotAllowed(&'static [&'static str]),
+    /// No route of the table has this path: a router serving it is a programming error, so
+    /// it is refused (404) rather than served to an anonymous caller.
+    NotInTable,
+}
+
+/// [`Resolved`] of `method` on the served template `path`.
+pub fn resolve(method: &str, path: &str) -> Resolved {
+    let as_method = if method.eq_ignore_ascii_case("HEAD") {
+        "GET"
+    } else {
+        method
+    };
+    if let Some(route) = find(as_method, path) {
+        return Resolved::Route(route);
+    }
+    match allowed_methods(path) {
+        [] => Resolved::NotInTable,
+        methods => Resolved::MethodNotAllowed(methods),
+    }
+}
+
+/// The methods the table serves on `path`, as an `Allow` header lists them (`HEAD` with
+/// `GET`); empty when the path is not in the table.
+pub fn allowed_methods(path: &str) -> &'static [&'static str] {
+    // Every path template of the table and the `Allow` list its methods make, in table order.
+    const ALLOWED: &[(&str, &[&str])] = &[
+        (HEALTH, &["GET", "HEAD"]),
+        (READY, &["GET", "HEAD"]),
+        (OPENAPI, &["GET", "HEAD"]),
+        (CLUSTERS, &["GET", "HEAD"]),
+        (DATABASES, &["GET", "HEAD", "POST"]),
+        (DATABASE, &["DELETE"]),
+        (TABLES, &["GET", "HEAD", "POST"]),
+        (TABLE, &["GET", "HEAD", "PATCH", "DELETE"]),
+        (PARTITIONS, &["GET", "HEAD", "POST"]),
+        (PARTITION, &["DELETE"]),
+        (RECORDS, &["POST"]),
+        (LOOKUP, &["POST"]),
+        (PREFIX_LOOKUP, &["POST"]),
+        (CLUSTER_CONFIGS, &["GET", "HEAD", "PATCH"]),
+    ];
+    ALLOWED
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map_or(&[], |(_, methods)| methods)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +331,51 @@ mod tests {
                 assert!(r.path.starts_with("/v1/clusters/{cluster}"), "{r:?}");
             }
         }
+    }
+
+    #[test]
+    fn allowed_methods_are_exactly_the_table_plus_head_for_get() {
+        let paths: HashSet<&str> = ROUTES.iter().map(|r| r.path).collect();
+        for path in &paths {
+            let mut expected: Vec<&str> = ROUTES
+                .iter()
+                .filter(|r| r.path == *path)
+                .flat_map(|r| {
+                    if r.method == "GET" {
+                        vec!["GET", "HEAD"]
+                    } else {
+                        vec![r.method]
+                    }
+                })
+                .collect();
+            let mut listed = allowed_methods(path).to_vec();
+            expected.sort_unstable();
+            listed.sort_unstable();
+            assert_eq!(listed, expected, "{path}");
+        }
+        assert!(allowed_methods("/v1/clusters/{cluster}/nope").is_empty());
+    }
+
+    #[test]
+    fn head_resolves_to_get_and_no_other_method_falls_through() {
+        for r in ROUTES.iter().filter(|r| r.method == "GET") {
+            assert_eq!(resolve("HEAD", r.path), Resolved::Route(r), "{r:?}");
+            assert_eq!(resolve("head", r.path), Resolved::Route(r), "{r:?}");
+        }
+        for method in ["OPTIONS", "PUT", "TRACE", "CONNECT", "FOO"] {
+            for r in ROUTES {
+                assert!(
+                    matches!(resolve(method, r.path), Resolved::MethodNotAllowed(m) if !m.is_empty()),
+                    "{method} {}",
+                    r.path
+                );
+            }
+        }
+        assert_eq!(
+            resolve("HEAD", RECORDS),
+            Resolved::MethodNotAllowed(&["POST"])
+        );
+        assert_eq!(resolve("GET", "/internal"), Resolved::NotInTable);
     }
 
     #[test]

@@ -51,7 +51,8 @@ async fn decide(auth: &Authenticator, event: LambdaEvent<Value>) -> Result<Value
     let headers = &event.payload["headers"];
     // HTTP API lower-cases header names in payload 2.0.
     let header = |name: &str| headers.get(name).and_then(Value::as_str);
-    let presented = Presented::from_headers(header("x-api-key"), header("authorization"));
+    let values = |name: &str| header(name).into_iter().collect::<Vec<_>>();
+    let presented = Presented::from_header_values(&values("x-api-key"), &values("authorization"));
     // The grant only: the route functions resolve the Fluss identity, the authorizer never
     // reads a SASL secret.
     match auth.grant(presented, None).await {
@@ -68,7 +69,13 @@ async fn decide(auth: &Authenticator, event: LambdaEvent<Value>) -> Result<Value
             error_type: "Misconfigured".to_owned(),
             error_message: "the authorizer runs in trust mode".to_owned(),
         }),
-        Err(e) if e.code() == ErrorCode::Unauthenticated => {
+        // Two credentials in one request are refused as a bad key is (API Gateway answers 403).
+        Err(e)
+            if matches!(
+                e.code(),
+                ErrorCode::Unauthenticated | ErrorCode::InvalidArgument
+            ) =>
+        {
             tracing::warn!(
                 request_id,
                 reason = e.detail().unwrap_or_default(),

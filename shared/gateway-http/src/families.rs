@@ -11,6 +11,7 @@ use gateway_core::settings::{self, Key};
 use gateway_auth::{AuthSettings, Authenticator};
 
 use crate::records::idempotency::{Idempotency, IdempotencySettings};
+use crate::server::ServerSettings;
 
 use crate::{
     App, CatalogOptions, CatalogState, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES,
@@ -114,6 +115,7 @@ pub fn settings_registry() -> Vec<Key> {
         gateway_auth::KEYS,
         gateway_ingest::KEYS,
         gateway_ingest::routes::KEYS,
+        crate::server::KEYS,
     ]
     .concat()
 }
@@ -224,7 +226,7 @@ pub fn family_router(
     env: &BTreeMap<String, String>,
     families: &[Family],
 ) -> Result<Router, String> {
-    family_parts(env, families).map(|(router, _, _)| router)
+    family_parts(env, families).map(|(router, ..)| router)
 }
 
 /// How long the init-time connect of `Pool::prewarm` may take; a first request waits for it only
@@ -241,17 +243,17 @@ pub async fn family_app(
     families: &[Family],
 ) -> Result<App, String> {
     let env = &resolve_secret_references(env).await?;
-    let (router, pool, auth) = family_parts(env, families)?;
+    let (router, pool, auth, server) = family_parts(env, families)?;
     // Every family reaches Fluss: the service connection is opened while the key store is read.
     pool.prewarm(PREWARM_BUDGET);
     auth.warm_up().await;
-    Ok(App::http(router).with_pool(pool))
+    Ok(App::http(router).with_pool(pool).with_server(server))
 }
 
 fn family_parts(
     env: &BTreeMap<String, String>,
     families: &[Family],
-) -> Result<(Router, Pool, Authenticator), String> {
+) -> Result<(Router, Pool, Authenticator, ServerSettings), String> {
     let settings = (
         check_unknown_keys(env),
         PoolConfig::from_map(env),
@@ -262,6 +264,7 @@ fn family_parts(
         ConfigOptions::from_map(env),
         AuthSettings::from_map(env),
         IdempotencySettings::from_map(env),
+        ServerSettings::from_map(env),
     );
     let (
         Ok(()),
@@ -273,9 +276,10 @@ fn family_parts(
         Ok(config),
         Ok(auth),
         Ok(idempotency),
+        Ok(server),
     ) = settings
     else {
-        let (u, p, d, o, w, l, c, a, i) = settings;
+        let (u, p, d, o, w, l, c, a, i, s) = settings;
         return Err(config_problems([
             u.err(),
             p.err(),
@@ -286,6 +290,7 @@ fn family_parts(
             c.err(),
             a.err(),
             i.err(),
+            s.err(),
         ]));
     };
     let auth = Authenticator::from_settings(&auth, env);
@@ -311,7 +316,7 @@ fn family_parts(
         DEFAULT_MAX_REQUEST_BYTES
     };
     let router = build_secured_router(routes, max_bytes, deadlines, auth.clone());
-    Ok((router, pool, auth))
+    Ok((router, pool, auth, server))
 }
 
 #[cfg(test)]

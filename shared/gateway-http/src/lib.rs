@@ -23,6 +23,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod admission;
 mod authorizer;
+mod body_coding;
 mod catalog;
 mod checks;
 mod cluster_configs;
@@ -35,6 +36,7 @@ mod lookup;
 mod middleware;
 mod process;
 mod records;
+mod server;
 mod table_route;
 #[cfg(test)]
 mod test_support;
@@ -66,10 +68,14 @@ pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, RequestCtx, build_router, build_
 pub use process::{
     App, EventLoop, Hook, LISTEN_ENV, OTLP_HEADERS_SECRET_ENV, SHUTDOWN_BUDGET, ServeError,
     config_problems, init_tracing, new_pool, otlp_headers_from_secret, run, run_families,
-    run_function, serve, serve_app, serve_on,
+    run_function, serve, serve_app, serve_on, serve_on_with,
 };
 pub use records::limits::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_ROWS, MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY,
     MAX_ROWS_KEY,
 };
 pub use records::{WriteLimits, WriteState, write_routes};
+pub use server::{
+    BODY_READ_TIMEOUT_KEY, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, HEADER_READ_TIMEOUT_KEY, MAX_CONNECTIONS_KEY, ServerSettings,
+};

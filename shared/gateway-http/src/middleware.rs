@@ -54,7 +54,9 @@ pub struct RequestCtx {
 /// 2. body codings: a `gzip`, `deflate` or `zstd` body (`Content-Encoding`) is decoded as it is
 ///    read, any other coding is 415; a response is compressed when the caller accepts it
 ///    (`Accept-Encoding`);
-/// 3. body limit: `max_request_bytes` of the decoded body for extractors that read it (413);
+/// 3. body limit: a declared `Content-Length` beyond `max_request_bytes` (beyond what a body
+///    coding's overhead can explain, when the body is compressed) is 413 before any byte is
+///    read; otherwise `max_request_bytes` of the decoded body for extractors that read it (413);
 /// 4. the routes, plus a fallback answering unknown paths with 404 `not_found`.
 ///
 /// `deadlines` gives every request its deadline, stamped once in the request context. Every
@@ -82,13 +84,53 @@ pub fn build_secured_router(
         // Inside the body limit's reach: the extractors read the decoded body, so the limit
         // counts decoded bytes and a small body that inflates past it stops at the limit (413)
         // without being inflated in full.
-        .layer(
-            tower::ServiceBuilder::new()
-                .layer(tower_http::decompression::RequestDecompressionLayer::new())
-                .map_request(|req: axum::http::Request<_>| req.map(axum::body::Body::new)),
-        )
+        .layer(tower::util::MapRequestLayer::new(
+            crate::body_coding::decoded,
+        ))
+        // Outside the decoding: it still sees the declared (encoded) length and coding.
+        .layer(middleware::from_fn_with_state(
+            max_request_bytes,
+            refuse_declared_oversize,
+        ))
         .layer(tower_http::compression::CompressionLayer::new())
         .layer(middleware::from_fn_with_state(guard, request_context))
+}
+
+/// 413 `limit_exceeded` when the declared `Content-Length` already exceeds `max_request_bytes`,
+/// before a byte of the body is read: a client announcing a terabyte learns at once, instead of
+/// holding a connection (and, standalone, a slot) until enough bytes arrive to cross the limit.
+/// A compressed body is judged by its decoded size, which may be within the limit while the
+/// encoded one is not, so it is allowed the worst overhead of gzip, deflate or zstd on an
+/// incompressible body (stored blocks: a few bytes per 64 KiB, plus headers).
+async fn refuse_declared_oversize(
+    State(max_request_bytes): State<usize>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let declared = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let allowed = if req
+        .headers()
+        .contains_key(axum::http::header::CONTENT_ENCODING)
+    {
+        max_request_bytes.saturating_add(max_request_bytes / 1024 + 1024)
+    } else {
+        max_request_bytes
+    };
+    match declared {
+        Some(length) if length > u64::try_from(allowed).unwrap_or(u64::MAX) => {
+            axum::response::IntoResponse::into_response(crate::extract::ApiError(
+                gateway_core::GatewayError::limit(format!(
+                    "the request body is too large: `Content-Length` declares {length} bytes, \
+                     the limit is {max_request_bytes}"
+                )),
+            ))
+        }
+        _ => next.run(req).await,
+    }
 }
 
 /// What the request-context layer needs besides the request.
@@ -108,7 +150,7 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
     let started = Instant::now();
     let request_id = uuid::Uuid::new_v4().to_string();
     // In a block: `&Request` is not `Send` and must not live across the await below.
-    let (lambda_deadline_ms, method, route, cluster, span) = {
+    let (lambda_deadline_ms, method, matched, route, cluster, span) = {
         let lambda = req.extensions().get::<lambda_http::Context>();
         let lambda_deadline_ms = lambda.map(|c| c.deadline);
         let lambda_request_id = lambda.map(|c| c.request_id.clone()).unwrap_or_default();
@@ -122,11 +164,12 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
         );
         let method = req.method().clone();
         // The template, never the raw URI: bounded cardinality and no caller data in the log.
-        let route = req
+        // `None` only for the fallback (a path no route serves).
+        let matched = req
             .extensions()
             .get::<MatchedPath>()
-            .map(|m| m.as_str().to_owned())
-            .unwrap_or_else(|| "unmatched".to_owned());
+            .map(|m| m.as_str().to_owned());
+        let route = matched.clone().unwrap_or_else(|| "unmatched".to_owned());
         // A configured id, `unknown` or `none`: whatever cluster a caller names, the label (and
         // the log field) stays within the configuration.
         let cluster =
@@ -140,7 +183,7 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
             cluster = %cluster,
             trace_id = trace_id.as_deref().unwrap_or(""),
         );
-        (lambda_deadline_ms, method, route, cluster, span)
+        (lambda_deadline_ms, method, matched, route, cluster, span)
     };
     let ctx = RequestCtx {
         call: Call::service(
@@ -151,7 +194,7 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
         lambda_deadline_ms,
     };
     let inflight = Inflight::start();
-    let (response, principal) = serve_request(&guard, ctx, req, next, &method, &route)
+    let (response, principal) = serve_request(&guard, ctx, req, next, &method, matched.as_deref())
         .instrument(span.clone())
         .await;
     drop(inflight);
@@ -207,8 +250,9 @@ async fn serve_request(
     req: Request,
     next: Next,
     method: &Method,
-    route: &str,
+    template: Option<&str>,
 ) -> (Response, String) {
+    let route = template.unwrap_or("unmatched");
     let request_id = ctx.request_id.clone();
     let (mut parts, body) = req.into_parts();
     // A slow Secrets Manager read must not outlive the request's deadline.
@@ -217,13 +261,20 @@ async fn serve_request(
         .deadline
         .bound(
             "checking credentials",
-            admit(&guard.auth, &mut parts, method, route),
+            admit(&guard.auth, &mut parts, method, template),
         )
         .await
         .and_then(|admitted| admitted);
     let response = match admitted {
         Err(error) => {
             let mut response = error_response(&error, &request_id);
+            if error.code() == gateway_core::ErrorCode::MethodNotAllowed
+                && let Ok(allow) = HeaderValue::from_str(&routes::allowed_methods(route).join(", "))
+            {
+                response
+                    .headers_mut()
+                    .insert(axum::http::header::ALLOW, allow);
+            }
             if error.code() == gateway_core::ErrorCode::Unauthenticated
                 && let Some(challenge) = guard.auth.challenge()
             {
@@ -259,21 +310,45 @@ async fn serve_request(
 }
 
 /// The caller of a matched route, authorized for its operation class on its path object.
-/// `/health`, `/ready` and paths no route serves (their 404 / 405 says nothing) are open.
+/// Only `/health`, `/ready` and paths no route serves (the fallback's 404 says nothing) are
+/// open. Every other method on a served path is resolved by the route table's one rule
+/// ([`routes::resolve`]): `HEAD` is admitted exactly as the `GET` whose handler answers it, and
+/// a method the table does not list is 405 before any handler runs, so no method reaches a
+/// handler as the anonymous caller.
 async fn admit(
     auth: &Authenticator,
     parts: &mut axum::http::request::Parts,
     method: &Method,
-    template: &str,
+    template: Option<&str>,
 ) -> Result<Caller, gateway_core::GatewayError> {
-    let Some(route) = routes::find(method.as_str(), template) else {
+    let Some(template) = template else {
         return Ok(Caller::anonymous());
+    };
+    let route = match routes::resolve(method.as_str(), template) {
+        routes::Resolved::Route(route) => route,
+        routes::Resolved::MethodNotAllowed(_) => {
+            return Err(framework_error(
+                axum::http::StatusCode::METHOD_NOT_ALLOWED,
+                method.as_str(),
+            ));
+        }
+        // In `trust` mode every caller is the anonymous one anyway (routers of tests and
+        // benchmarks serve paths of their own).
+        routes::Resolved::NotInTable if auth.mode() == gateway_auth::Mode::Trust => {
+            return Ok(Caller::anonymous());
+        }
+        routes::Resolved::NotInTable => {
+            tracing::error!(route = %template, "a served route is not in the route table; refused");
+            return Err(framework_error(
+                axum::http::StatusCode::NOT_FOUND,
+                method.as_str(),
+            ));
+        }
     };
     if route.path == routes::HEALTH || route.path == routes::READY {
         return Ok(Caller::anonymous());
     }
-    let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
-    let presented = Presented::from_headers(header("x-api-key"), header("authorization"));
+    let presented = presented(&parts.headers);
     let context = authorizer_context(&parts.extensions);
     let caller = auth.authenticate(presented, context).await?;
     // The decoded values the handler will act on, not the raw (percent-encoded) path.
@@ -291,6 +366,24 @@ async fn admit(
     };
     caller.authorize(route.operation, &object)?;
     Ok(caller)
+}
+
+/// The credentials of `headers`: every `x-api-key` and `Authorization` value, so that two of
+/// them are refused rather than one picked (API Gateway joins repeated headers, so the first
+/// one winning here would make local and deployed answers differ). A value that is not
+/// visible ASCII cannot be a credential: it counts as unreadable.
+fn presented(headers: &axum::http::HeaderMap) -> Presented<'_> {
+    let values = |name: &str| -> Option<Vec<&str>> {
+        headers
+            .get_all(name)
+            .iter()
+            .map(|v| v.to_str().ok())
+            .collect()
+    };
+    match (values("x-api-key"), values("authorization")) {
+        (Some(keys), Some(authorization)) => Presented::from_header_values(&keys, &authorization),
+        _ => Presented::Unreadable("a credential header holds bytes that are not visible ASCII"),
+    }
 }
 
 /// The context a Lambda authorizer attached (HTTP API `authorizer.lambda`, REST API

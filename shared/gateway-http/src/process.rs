@@ -13,6 +13,8 @@ use axum::Router;
 use fluss_pool::Pool;
 use lambda_runtime::{Diagnostic, LambdaEvent};
 
+use crate::server::ServerSettings;
+
 /// Environment variable naming the standalone listen address (default `127.0.0.1:8080`).
 pub const LISTEN_ENV: &str = "GATEWAY_LISTEN";
 const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -75,6 +77,7 @@ pub struct App {
     pool: Option<Pool>,
     after_response: Vec<Hook>,
     telemetry: Option<Arc<gateway_telemetry::Telemetry>>,
+    server: ServerSettings,
 }
 
 enum Entry {
@@ -90,6 +93,7 @@ impl App {
             pool: None,
             after_response: Vec::new(),
             telemetry: None,
+            server: ServerSettings::default(),
         }
     }
 
@@ -114,6 +118,7 @@ impl App {
             pool: None,
             after_response: Vec::new(),
             telemetry: None,
+            server: ServerSettings::default(),
         }
     }
 
@@ -121,6 +126,13 @@ impl App {
     /// [`SHUTDOWN_BUDGET`]) and when serving ends.
     pub fn with_pool(mut self, pool: Pool) -> Self {
         self.pool = Some(pool);
+        self
+    }
+
+    /// How the standalone server bounds its client connections (timeouts, connection cap);
+    /// unused under the Lambda runtime API, where API Gateway holds the connections.
+    pub fn with_server(mut self, server: ServerSettings) -> Self {
+        self.server = server;
         self
     }
 
@@ -150,7 +162,8 @@ pub const SHUTDOWN_BUDGET: Duration = Duration::from_millis(400);
 
 /// Serves `app` through the Lambda runtime API when `AWS_LAMBDA_RUNTIME_API` is set (in Lambda
 /// and under `cargo lambda watch`), else (HTTP only) as a standalone server on `GATEWAY_LISTEN`
-/// that drains in-flight requests on SIGTERM. Either way the pool is shut down at the end.
+/// within the app's [`ServerSettings`] that drains in-flight requests on SIGTERM. Either way the
+/// pool is shut down at the end.
 pub async fn serve_app(app: App) -> Result<(), ServeError> {
     init_tracing();
     let App {
@@ -158,6 +171,7 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
         pool,
         after_response,
         telemetry,
+        server,
     } = app;
     let hooks: Arc<[Hook]> = after_response.into();
     if std::env::var_os(LAMBDA_RUNTIME_API_ENV).is_some() {
@@ -216,7 +230,10 @@ pub async fn serve_app(app: App) -> Result<(), ServeError> {
         let addr: SocketAddr = addr
             .parse()
             .map_err(|e| ServeError::Listen(format!("{LISTEN_ENV}={addr}: {e}")))?;
-        let served = serve(router, addr).await;
+        let served = match crate::server::bind(addr) {
+            Ok(listener) => serve_on_with(listener, router, server).await,
+            Err(e) => Err(ServeError::Listen(format!("{addr}: {e}"))),
+        };
         shut_down(pool.as_ref(), telemetry.as_deref()).await;
         served
     }
@@ -381,24 +398,31 @@ where
     }
 }
 
-/// Serves `router` on `addr` until SIGINT or SIGTERM, then drains in-flight requests.
+/// Serves `router` on `addr` with the default [`ServerSettings`] until SIGINT or SIGTERM, then
+/// drains in-flight requests.
 pub async fn serve(router: Router, addr: SocketAddr) -> Result<(), ServeError> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| ServeError::Listen(format!("{addr}: {e}")))?;
+    let listener =
+        crate::server::bind(addr).map_err(|e| ServeError::Listen(format!("{addr}: {e}")))?;
     serve_on(listener, router).await
 }
 
 /// Serves `router` on an already bound `listener` (e.g. port 0 in tests, whose address the
-/// caller reads first) until SIGINT or SIGTERM, then drains in-flight requests.
+/// caller reads first) with the default [`ServerSettings`] until SIGINT or SIGTERM, then drains
+/// in-flight requests.
 pub async fn serve_on(listener: tokio::net::TcpListener, router: Router) -> Result<(), ServeError> {
-    if let Ok(addr) = listener.local_addr() {
-        tracing::info!(%addr, "serving");
-    }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| ServeError::Serving(e.to_string()))
+    serve_on_with(listener, router, ServerSettings::default()).await
+}
+
+/// [`serve_on`] within `server`: a request head must arrive within its header-read timeout (also
+/// the idle keep-alive timeout), a body within its body-read timeout, and connections beyond
+/// its cap (clipped below the descriptor limit) are closed at once. On SIGINT or SIGTERM it
+/// stops accepting and drains: in-flight requests complete, idle connections close.
+pub async fn serve_on_with(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    server: ServerSettings,
+) -> Result<(), ServeError> {
+    crate::server::serve_connections(listener, router, server, shutdown_signal()).await
 }
 
 async fn shutdown_signal() {

@@ -26,16 +26,23 @@ use crate::write_support::{Answer, http_within};
 /// moto's endpoint, region and test credentials from the stack, over a ring-based HTTPS client
 /// (as the gateway's own SDK use).
 pub async fn sdk_config(stack: &Stack) -> SdkConfig {
+    sdk_config_of(&stack.aws_env()).await
+}
+
+/// [`sdk_config`] of a function's AWS variables (`AWS_ENDPOINT_URL`, region, static keys), e.g.
+/// a private moto's.
+pub async fn sdk_config_of(aws: &std::collections::BTreeMap<String, String>) -> SdkConfig {
+    let var = |k: &str| aws.get(k).cloned().unwrap_or_default();
     let http = aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
         .build_https();
     aws_config::defaults(aws_config::BehaviorVersion::latest())
         .http_client(http)
-        .endpoint_url(stack.var("AWS_ENDPOINT_URL"))
-        .region(aws_config::Region::new(stack.var("AWS_REGION").to_owned()))
+        .endpoint_url(var("AWS_ENDPOINT_URL"))
+        .region(aws_config::Region::new(var("AWS_REGION")))
         .credentials_provider(aws_sdk_sqs::config::Credentials::new(
-            stack.var("AWS_ACCESS_KEY_ID"),
-            stack.var("AWS_SECRET_ACCESS_KEY"),
+            var("AWS_ACCESS_KEY_ID"),
+            var("AWS_SECRET_ACCESS_KEY"),
             None,
             None,
             "moto",

@@ -373,10 +373,12 @@ pub async fn create_pk_table(conn: &FlussConnection, path: &TablePath) {
     create_table(conn, path, pk_schema()).await;
 }
 
-/// (name, score) of key `id`, `None` when absent; nulls as `None`.
-pub type PkRow = (Option<String>, Option<i64>);
-
-pub async fn lookup(conn: &FlussConnection, path: &TablePath, id: i32) -> Option<PkRow> {
+/// The direct client's lookup of INT key `id` of the primary-key table `path`.
+pub async fn lookup_key(
+    conn: &FlussConnection,
+    path: &TablePath,
+    id: i32,
+) -> fluss::client::LookupResult {
     let table = bounded("get table", conn.get_table(path))
         .await
         .expect("table");
@@ -387,9 +389,22 @@ pub async fn lookup(conn: &FlussConnection, path: &TablePath, id: i32) -> Option
         .expect("lookuper");
     let mut key = GenericRow::new(1);
     key.set_field(0, id);
-    let result = bounded("lookup", lookuper.lookup(&key))
+    bounded("lookup", lookuper.lookup(&key))
         .await
-        .expect("lookup");
+        .expect("lookup")
+}
+
+/// Whether INT key `id` of the primary-key table `path` holds a row, whatever its columns.
+pub async fn stored(conn: &FlussConnection, path: &TablePath, id: i32) -> bool {
+    let result = lookup_key(conn, path, id).await;
+    result.get_single_row().expect("single row").is_some()
+}
+
+/// (name, score) of key `id`, `None` when absent; nulls as `None`.
+pub type PkRow = (Option<String>, Option<i64>);
+
+pub async fn lookup(conn: &FlussConnection, path: &TablePath, id: i32) -> Option<PkRow> {
+    let result = lookup_key(conn, path, id).await;
     let row = result.get_single_row().expect("single row")?;
     let name = if row.is_null_at(1).expect("null check") {
         None

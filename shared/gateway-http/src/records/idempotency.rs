@@ -200,9 +200,23 @@ impl Idempotency {
     ) -> Result<Claim, GatewayError> {
         let now = now_secs();
         let until = now + (remaining + COMPLETION_GRACE).as_secs().max(1);
-        self.store
-            .claim(&key.key, &key.fingerprint, owner, now, until)
-            .await
+        // The AWS client bounds each call (gateway_auth::AWS_TIMEOUTS); the deadline bounds
+        // the claim as a whole, so a store that accepts connections and never answers costs
+        // the caller at most its deadline, never a hang. A put abandoned here may still land
+        // later: it expires at `until` like any claim of a request that ended at its deadline.
+        match tokio::time::timeout(
+            remaining,
+            self.store
+                .claim(&key.key, &key.fingerprint, owner, now, until),
+        )
+        .await
+        {
+            Ok(claimed) => claimed,
+            Err(_) => Err(GatewayError::new(
+                ErrorCode::Unavailable,
+                "the idempotency store is unavailable (no answer within the request deadline); retry with the same key",
+            )),
+        }
     }
 
     /// Keeps `kept` as `key`'s response for the configured time. A failure is logged, not
