@@ -350,7 +350,7 @@ async fn api_keys_are_checked_before_any_fluss_call_and_follow_rotation_and_revo
     }
     keys_tool(&stack, &secret_id, &["revoke", key_id(&demo)], None);
     // Requests never wait for Secrets Manager: the document is read again in the background
-    // from half the TTL on (and past the TTL by the first request of an idle container), so a
+    // from 80 % of the TTL on (and past the TTL by the first request of an idle container), so a
     // revoked key fails within the TTL plus the time of one read.
     tokio::time::sleep(TTL + Duration::from_millis(300)).await;
     let revoked_by = std::time::Instant::now() + Duration::from_secs(1);

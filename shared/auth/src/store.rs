@@ -4,7 +4,7 @@
 //! credentials of per-caller Fluss identities, cached the same way.
 //!
 //! A slow or failing Secrets Manager never holds a request whose key is in the last document:
-//! from half the TTL on, ONE read runs in the background while the document keeps serving
+//! from 80 % of the TTL on, ONE read runs in the background while the document keeps serving
 //! (refresh-ahead, then stale-while-revalidate past the TTL), each read bounded by the refresh
 //! timeout. How long a
 //! document may serve past its TTL is `max-stale` (availability first, but bounded: a revoked
@@ -73,6 +73,14 @@ impl StoreSettings {
 struct Loaded {
     dir: Arc<Directory>,
     at: Instant,
+}
+
+/// The age from which a document in use is read again in the background: late enough that a
+/// container under traffic reads Secrets Manager about once a TTL (a quarter more than without
+/// refresh-ahead; each read is billed), early enough that the read (tens of milliseconds)
+/// ends long before the TTL.
+fn refresh_ahead_at(ttl: Duration) -> Duration {
+    ttl - ttl / 5
 }
 
 /// Cap on remembered password verifications: each is 32 bytes and an instant.
@@ -145,7 +153,7 @@ impl KeyStore {
         guard.as_ref().map(|l| (l.dir.clone(), l.at))
     }
 
-    /// The document a request is checked against: the cached one. From half the TTL on, a
+    /// The document a request is checked against: the cached one. From 80 % of the TTL on, a
     /// read runs in the background meanwhile (refresh-ahead: under traffic the document is
     /// replaced before it is a TTL old, so a revocation takes effect within the TTL without a
     /// request ever waiting for Secrets Manager); past the TTL (an idle container, or a source
@@ -153,7 +161,7 @@ impl KeyStore {
     /// that, or with no document, the request waits for one bounded read.
     async fn directory(&self) -> Result<Arc<Directory>, GatewayError> {
         match self.snapshot() {
-            Some((dir, at)) if at.elapsed() < self.shared.settings.ttl / 2 => Ok(dir),
+            Some((dir, at)) if at.elapsed() < refresh_ahead_at(self.shared.settings.ttl) => Ok(dir),
             Some((dir, at))
                 if at.elapsed() < self.shared.settings.ttl + self.shared.settings.max_stale =>
             {
@@ -164,7 +172,7 @@ impl KeyStore {
         }
     }
 
-    /// Whether a read was tried less than `within` ago, and whether it failed.
+    /// How long ago the last read was tried, and whether it failed.
     fn last_attempt(&self) -> Option<(Duration, bool)> {
         self.shared
             .attempt
