@@ -70,6 +70,7 @@ pub fn route(body: &[u8], index: usize, default_cluster: &str) -> Result<Routed,
         return Err(format!("unknown envelope field(s): {}", unknown.join(", ")));
     }
     let row = row_object(obj.remove(op.as_str()).unwrap_or(Value::Null), op)?;
+    refuse_vanishing_numbers(body, 1)?;
     Ok(Routed {
         cluster,
         database,
@@ -94,7 +95,17 @@ pub fn bare(
     let doc: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body is not a JSON row ({e})"))?;
     let row = row_object(doc, op)?;
+    refuse_vanishing_numbers(body, 0)?;
     Ok(to_route(route, index, op, row, default_cluster))
+}
+
+/// A number in the row that is not zero but was parsed as 0 (`1e-400`) is poison, as the
+/// write route refuses it: values are stored exactly or not at all.
+fn refuse_vanishing_numbers(body: &[u8], row_depth: usize) -> Result<(), String> {
+    match gateway_core::wire::vanishing_number_refusal(body, "the record", row_depth) {
+        Some(refusal) => Err(refusal.message().to_owned()),
+        None => Ok(()),
+    }
 }
 
 /// `row` (already mapped, e.g. from a DynamoDB image) for `route`.
@@ -173,6 +184,19 @@ mod tests {
         let e = bare(b"[1]", 0, &route, WriteOp::Append, "c1").unwrap_err();
         assert!(e.contains("`append` must be a JSON object"), "{e}");
         assert!(bare(b"{", 0, &route, WriteOp::Append, "c1").is_err());
+        let e = bare(
+            br#"{"id":7,"v":[0.0,-2e-999]}"#,
+            0,
+            &route,
+            WriteOp::Append,
+            "c1",
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("the record: column `v[1]` is a number that is not zero"),
+            "{e}"
+        );
+        assert!(bare(br#"{"id":7,"v":0e-999}"#, 0, &route, WriteOp::Append, "c1").is_ok());
     }
 
     #[test]
@@ -194,6 +218,10 @@ mod tests {
                 "unknown envelope field",
             ),
             (br#"{"table":"d.t","upsert":5}"#, "must be a JSON object"),
+            (
+                br#"{"table":"d.t","append":{"id":1,"v":1e-400}}"#,
+                "the record: column `v` is a number that is not zero",
+            ),
         ] {
             let e = route(body, 0, "default").unwrap_err();
             assert!(e.contains(why), "{e} (wanted {why})");

@@ -343,6 +343,17 @@ fn is_plain_name(k: &str) -> bool {
     !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// The refusal of the first number in `json` that is not zero but reads as zero (see
+/// [`VanishingNumber`]), for bodies parsed to a [`Value`] before the codec sees them (event
+/// records): `row` names the record, `row_depth` is how many steps of a number's path lie above
+/// the row's columns (1 for an envelope `{"append": {row}}`, 0 for a bare row). `None` for
+/// nearly every body.
+pub fn vanishing_number_refusal(json: &[u8], row: &str, row_depth: usize) -> Option<GatewayError> {
+    let number = first_vanishing_number(json)?;
+    let below = number.path.get(row_depth..).unwrap_or_default();
+    Some(number.error(row, below))
+}
+
 /// The first [`VanishingNumber`] of a JSON document, in document order; `None` when there is
 /// none (nearly always). Meant for a document the JSON parser has already accepted: on other
 /// bytes it answers something, never panics.
