@@ -70,7 +70,7 @@ pub fn route(body: &[u8], index: usize, default_cluster: &str) -> Result<Routed,
         return Err(format!("unknown envelope field(s): {}", unknown.join(", ")));
     }
     let row = row_object(obj.remove(op.as_str()).unwrap_or(Value::Null), op)?;
-    refuse_vanishing_numbers(body, 1)?;
+    refuse_vanishing_numbers(body, &row, 1)?;
     Ok(Routed {
         cluster,
         database,
@@ -95,14 +95,19 @@ pub fn bare(
     let doc: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body is not a JSON row ({e})"))?;
     let row = row_object(doc, op)?;
-    refuse_vanishing_numbers(body, 0)?;
+    refuse_vanishing_numbers(body, &row, 0)?;
     Ok(to_route(route, index, op, row, default_cluster))
 }
 
 /// A number in the row that is not zero but was parsed as 0 (`1e-400`) is poison, as the
-/// write route refuses it: values are stored exactly or not at all.
-fn refuse_vanishing_numbers(body: &[u8], row_depth: usize) -> Result<(), String> {
-    match gateway_core::wire::vanishing_number_refusal(body, "the record", row_depth) {
+/// write route refuses it: values are stored exactly or not at all. Only a row holding a float
+/// 0 needs the scan of the body's bytes.
+fn refuse_vanishing_numbers(body: &[u8], row: &Row, row_depth: usize) -> Result<(), String> {
+    use gateway_core::wire::{holds_float_zero, vanishing_number_refusal};
+    if !row.values().any(holds_float_zero) {
+        return Ok(());
+    }
+    match vanishing_number_refusal(body, "the record", row_depth) {
         Some(refusal) => Err(refusal.message().to_owned()),
         None => Ok(()),
     }

@@ -343,11 +343,23 @@ fn is_plain_name(k: &str) -> bool {
     !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// Whether `value` holds a JSON number parsed as a float equal to 0: only a document holding
+/// one can hold a [`VanishingNumber`] (`1e-400` parses as a float 0; an integer never
+/// vanishes), so the scan of its bytes is needed only then.
+pub fn holds_float_zero(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_f64() && n.as_f64() == Some(0.0),
+        Value::Array(items) => items.iter().any(holds_float_zero),
+        Value::Object(members) => members.values().any(holds_float_zero),
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
+    }
+}
+
 /// The refusal of the first number in `json` that is not zero but reads as zero (see
 /// [`VanishingNumber`]), for bodies parsed to a [`Value`] before the codec sees them (event
 /// records): `row` names the record, `row_depth` is how many steps of a number's path lie above
 /// the row's columns (1 for an envelope `{"append": {row}}`, 0 for a bare row). `None` for
-/// nearly every body.
+/// nearly every body; callers holding the parsed row skip it unless [`holds_float_zero`].
 pub fn vanishing_number_refusal(json: &[u8], row: &str, row_depth: usize) -> Option<GatewayError> {
     let number = first_vanishing_number(json)?;
     let below = number.path.get(row_depth..).unwrap_or_default();

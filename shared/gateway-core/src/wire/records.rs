@@ -164,7 +164,13 @@ impl NdjsonBody {
                     json_kind(&value)
                 )));
             };
-            let vanishing = super::first_vanishing_number(line);
+            // Only a line holding a float that read as 0 can hold such a number: the others
+            // (nearly all) skip the second pass over their bytes.
+            let vanishing = object
+                .values()
+                .any(super::holds_float_zero)
+                .then(|| super::first_vanishing_number(line))
+                .flatten();
             let entry = if is_entry(&object) {
                 let mut raw: RawWriteEntry = serde_json::from_value(Value::Object(object))
                     .map_err(|e| GatewayError::invalid(format!("line {number}: {e}")))?;
