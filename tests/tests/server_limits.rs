@@ -286,6 +286,7 @@ async fn connections_beyond_the_cap_are_closed_at_once_with_one_warning_until_sl
         );
         assert!(got.is_empty(), "{:?}", String::from_utf8_lossy(&got));
     }
+    wait_for_line(&server, "connection cap reached").await;
     let warnings = server.logs();
     let cap_lines: Vec<&str> = warnings
         .lines()
@@ -319,13 +320,24 @@ async fn connections_beyond_the_cap_are_closed_at_once_with_one_warning_until_sl
          {latest:?}; a normal request then answered in {:?}",
         asked.elapsed()
     );
-    let logs = server.logs();
-    let episode_end = logs
-        .lines()
-        .find(|l| l.contains("connections below the cap again"))
-        .unwrap_or_else(|| panic!("no end-of-episode line:\n{logs}"));
+    let episode_end = wait_for_line(&server, "connections below the cap again").await;
     assert!(
         episode_end.contains(&format!(r#""refused":{BEYOND}"#)),
         "{episode_end}"
     );
+}
+
+/// The first line of the server's log holding `needle`, waited for (at most 5 s): the
+/// server's stderr is read by a thread of the harness, so a line written as a request was
+/// admitted may reach it a little after the answer does.
+async fn wait_for_line(server: &ServerProcess, needle: &str) -> String {
+    let read_by = Instant::now() + Duration::from_secs(5);
+    loop {
+        let logs = server.logs();
+        if let Some(line) = logs.lines().find(|l| l.contains(needle)) {
+            return line.to_owned();
+        }
+        assert!(Instant::now() < read_by, "no line with {needle:?}:\n{logs}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
