@@ -3402,9 +3402,6 @@ mod tests {
         );
     }
 
-    /// Types that differ only in offset width or encoding are converted to the
-    /// table's, since converting cannot change the values. A column that already
-    /// matches keeps its buffers.
     /// Without the cast (gateway patch 5) a column in another encoding is refused with both
     /// types named, and one in the table's own encoding is still accepted.
     #[cfg(not(feature = "arrow-batch-cast"))]
@@ -3427,6 +3424,9 @@ mod tests {
         assert_eq!(out.num_rows(), 2);
     }
 
+    /// Types that differ only in offset width or encoding are converted to the
+    /// table's, since converting cannot change the values. A column that already
+    /// matches keeps its buffers.
     #[cfg(feature = "arrow-batch-cast")] // gateway patch 5
     #[test]
     fn encoding_differences_are_converted_not_rejected() {

@@ -1765,8 +1765,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn aborted_batches_leave_the_writer_usable_until_the_memory_limiter_closes()
-    -> Result<()> {
+    async fn aborted_batches_leave_the_writer_usable_until_the_memory_limiter_closes() -> Result<()>
+    {
         let idempotence = disabled_idempotence();
         let config = Config::default();
         let accumulator = RecordAccumulator::new(config, Arc::clone(&idempotence));
