@@ -347,7 +347,7 @@ def _server_yaml(
 
 # Fluss logs every property of server.yaml in clear at start-up ("Loading configuration property:
 # security.sasl.plain.jaas.config=... user_admin=\"...\""), and the JAAS config has to stay in
-# server.yaml: the gateway's config route must see it listed (tests/tests/config_route.rs checks it
+# server.yaml: the gateway's config route must see it listed (tests/tests/stack/config_route.rs checks it
 # comes back redacted). So every log line, message and stack trace alike, goes through these
 # java.util.regex replacements (log4j2 `%replace`, applied in order). They must not contain `{`,
 # `}`, `%` or `\` (log4j's pattern and properties syntax); infra/local/tests checks them.

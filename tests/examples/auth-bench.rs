@@ -18,25 +18,16 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::Request;
-use gateway_auth::{Document, IdentityRef, KeyStore, Scope, SecretsManager, StoreSettings};
+use gateway_auth::{Document, IdentityRef, KeyStore, Scope, StoreSettings};
+use gateway_aws::SecretsManager;
 use gateway_http::{Family, family_router};
-use integration_tests::bench::{arg, pct};
+use integration_tests::bench::{arg, exit_code, pct, us};
+use integration_tests::bench_router::timed_200;
 use integration_tests::{Stack, unique_name};
-use tower::ServiceExt;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("auth-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
+    exit_code("auth-bench", run().await)
 }
 
 async fn run() -> Result<(), String> {
@@ -114,16 +105,7 @@ async fn run() -> Result<(), String> {
                 req = req.header("x-api-key", k.as_str());
             }
             let req = req.body(Body::empty()).map_err(|e| e.to_string())?;
-            let t = Instant::now();
-            let resp = router
-                .clone()
-                .oneshot(req)
-                .await
-                .map_err(|e| e.to_string())?;
-            let elapsed = t.elapsed();
-            if resp.status() != 200 {
-                return Err(format!("status {}", resp.status()));
-            }
+            let elapsed = timed_200(router, req).await?;
             if i >= requests / 10 {
                 into.push(elapsed);
             }

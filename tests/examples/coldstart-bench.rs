@@ -24,7 +24,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use integration_tests::bench::{arg, figure, ms};
+use integration_tests::bench::{arg, exit_code, figure, ms};
 use integration_tests::rie::{Rie, http_answer, write_event};
 use integration_tests::server::{ServerProcess, secured_env};
 use integration_tests::{Stack, release_bin, unique_name};
@@ -38,13 +38,7 @@ const DB: &str = "coldstart_bench";
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("coldstart-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("coldstart-bench", run().await)
 }
 
 /// One cold start: spawn to the first 200, the emulator's init and first-invocation durations,
@@ -72,20 +66,9 @@ async fn run() -> Result<(), String> {
         // The table exists before the function starts, as in production.
         let server = ServerProcess::start_binary(&release_bin("fluss-gateway"), &secured.env);
         let api = ApiClient::new(&server, &secured.api_key);
-        api.create_database(DB).await?;
-        api.create_table(
-            DB,
-            &json!({
-                "table_name": table,
-                "columns": [
-                    {"name": "id", "data_type": {"type": "INT"}},
-                    {"name": "name", "data_type": {"type": "STRING"}}
-                ],
-                "primary_key": ["id"],
-                "distribution": {"bucket_count": 1}
-            }),
-        )
-        .await?;
+        let columns = [("id", "INT"), ("name", "STRING")];
+        api.create_db_table(DB, &table, &columns, &["id"], 1)
+            .await?;
     }
     let function = release_bin("fluss-write");
     let mut results = Vec::with_capacity(starts);

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use fluss::metadata::TablePath;
 use fluss_pool::{Identity, Pool, PoolConfig};
-use integration_tests::bench::{arg, figure, ms, pct};
+use integration_tests::bench::{arg, exit_code, figure, ms, pct};
 use integration_tests::bench_table::{
     create_users_table, deadline, direct_upserts, drop_users_table,
 };
@@ -42,17 +42,6 @@ static RETRIES: AtomicUsize = AtomicUsize::new(0);
 /// More than this many in one step is not a worker on its way back: something is wrong.
 const MAX_RETRIES: usize = 1_000_000;
 const STEPS: [u32; 5] = [1, 2, 4, 8, 16];
-
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("concurrency-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
 
 /// Rows per second of one step and the latency of its calls.
 struct Step {
@@ -250,4 +239,9 @@ fn entries(first: usize, rows: usize) -> Value {
 
 fn key(k: usize) -> i32 {
     i32::try_from(k % 1_000_000).unwrap_or(0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    exit_code("concurrency-bench", run().await)
 }

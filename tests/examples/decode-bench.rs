@@ -32,7 +32,7 @@ use fluss::row::GenericRow;
 use gateway_core::codec::RowCodec;
 use gateway_core::types::parse_column_type;
 use gateway_core::wire::WriteRequest;
-use integration_tests::bench::figure;
+use integration_tests::bench::{exit_code, figure};
 use serde_json::{Map, Value, json};
 
 /// The allocator every gateway binary runs on (set in gateway-http), so that the figures are the
@@ -47,13 +47,7 @@ const DEFAULT_RUNS: usize = 5;
 const TARGET_ROWS_PER_SEC: f64 = 1_000_000.0;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("decode-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("decode-bench", run())
 }
 
 fn run() -> Result<(), String> {

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use integration_tests::bench::{arg, figure};
+use integration_tests::bench::{arg, exit_code, figure};
 use integration_tests::server::{ServerProcess, secured_env};
 use integration_tests::{Stack, release_bin, unique_name};
 use serde_json::{Value, json};
@@ -33,13 +33,7 @@ const ROWS: usize = 1000;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("footprint-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("footprint-bench", run().await)
 }
 
 async fn run() -> Result<(), String> {
@@ -52,20 +46,8 @@ async fn run() -> Result<(), String> {
 
     let api = ApiClient::new(&server, &secured.api_key);
     let table = unique_name("rows");
-    api.create_database(DB).await?;
-    api.create_table(
-        DB,
-        &json!({
-            "table_name": table,
-            "columns": [
-                {"name": "id", "data_type": {"type": "BIGINT"}},
-                {"name": "name", "data_type": {"type": "STRING"}},
-                {"name": "score", "data_type": {"type": "DOUBLE"}}
-            ],
-            "distribution": {"bucket_count": 4}
-        }),
-    )
-    .await?;
+    let columns = [("id", "BIGINT"), ("name", "STRING"), ("score", "DOUBLE")];
+    api.create_db_table(DB, &table, &columns, &[], 4).await?;
     let records = format!("/v1/clusters/default/databases/{DB}/tables/{table}/records");
     let batch = move |first: u64| {
         let entries: Vec<Value> = (first..first + ROWS as u64)

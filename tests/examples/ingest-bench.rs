@@ -16,37 +16,21 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use fluss::metadata::TablePath;
-use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig};
+use fluss_pool::DeadlinePolicy;
 use gateway_ingest::event::Event;
 use gateway_ingest::{Ingest, IngestSettings};
-use integration_tests::bench::{arg, ms, pct, time_each};
-use integration_tests::bench_table::{
-    create_users_table, deadline, direct_upserts, drop_users_table,
-};
-use integration_tests::{Stack, unique_name};
+use integration_tests::bench::{arg, exit_code, ms, p50_row, pct, time_each};
+use integration_tests::bench_table::{bench_table, direct_upserts, drop_users_table};
 use serde_json::{Value, json};
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ingest-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("ingest-bench", run().await)
 }
 
 async fn run() -> Result<(), String> {
     let (records, batches) = (arg(1, 1000)?, arg(2, 30)?);
-    let stack = Stack::load();
-    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(|e| e.to_string())?);
-    let path = TablePath::new("ingest_bench".to_owned(), unique_name("users"));
-    create_users_table(&pool, &path).await?;
-    let (_, handle) = pool
-        .table("default", &Identity::Service, &path, &deadline())
-        .await
-        .map_err(|e| e.to_string())?;
+    let (_, pool, path, handle) = bench_table("ingest_bench", "users").await?;
     let settings = IngestSettings::from_map(&Default::default()).map_err(|e| e.to_string())?;
     let ingest = Ingest::new(pool.clone(), DeadlinePolicy::default(), settings);
     println!("ingest-bench: table {path}, {records}-record SQS events x {batches}");
@@ -100,12 +84,7 @@ async fn run() -> Result<(), String> {
         "| {records}-record SQS batch, records/s | {d:.0} | {v:.0} | {:.2} (goal ≥ 0.8) |",
         v / d
     );
-    println!(
-        "| {records}-record batch p50 | {:.2} ms | {:.2} ms | {:+.2} ms |",
-        ms(pct(&direct, 50)),
-        ms(pct(&via, 50)),
-        ms(pct(&via, 50)) - ms(pct(&direct, 50))
-    );
+    p50_row(&format!("{records}-record batch"), &direct, &via);
     println!(
         "| handler CPU per {records}-record event without Fluss (event JSON, records, envelopes) | | {:.2} ms | |",
         ms(pct(&cpu, 50))

@@ -21,33 +21,23 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::Request;
 use fluss::client::Lookuper;
-use fluss::metadata::TablePath;
 use fluss::row::{DataGetters, Datum, GenericRow};
-use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
+use fluss_pool::{DeadlinePolicy, TableHandle};
 use gateway_http::{
     DEFAULT_MAX_REQUEST_BYTES, LookupLimits, LookupState, build_router, lookup_routes,
 };
-use integration_tests::bench::{arg, figure, ms, pct};
-use integration_tests::bench_table::{
-    create_users_table, deadline, direct_upserts, drop_users_table,
-};
-use integration_tests::{Stack, unique_name};
+use integration_tests::bench::{arg, exit_code, figure, ms, p50_row, pct, single_p50_figures};
+use integration_tests::bench_router::call_read;
+use integration_tests::bench_table::{bench_table, direct_upserts, drop_users_table};
 use serde_json::json;
 use tokio::task::JoinSet;
-use tower::ServiceExt;
 
 /// Rows in the table; keys `0..ROWS`, every tenth one never written.
 const ROWS: usize = 10_000;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("lookup-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("lookup-bench", run().await)
 }
 
 fn err(e: impl std::fmt::Display) -> String {
@@ -56,14 +46,7 @@ fn err(e: impl std::fmt::Display) -> String {
 
 async fn run() -> Result<(), String> {
     let (keys, batches, singles) = (arg(1, 100)?, arg(2, 200)?, arg(3, 1000)?);
-    let stack = Stack::load();
-    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(err)?);
-    let path = TablePath::new("lookup_bench".to_owned(), unique_name("users"));
-    create_users_table(&pool, &path).await?;
-    let (_, handle) = pool
-        .table("default", &Identity::Service, &path, &deadline())
-        .await
-        .map_err(err)?;
+    let (_, pool, path, handle) = bench_table("lookup_bench", "users").await?;
     fill(&handle).await?;
     let limits = LookupLimits {
         max_keys: keys.max(1),
@@ -144,9 +127,7 @@ async fn run() -> Result<(), String> {
     figure("lookup", "batch_direct", d_rate, "keys/s");
     figure("lookup", "batch_gateway", h_rate, "keys/s");
     figure("lookup", "batch_ratio", h_rate / d_rate, "x");
-    figure("lookup", "single_p50_direct", ms(d50), "ms");
-    figure("lookup", "single_p50_gateway", ms(h50), "ms");
-    figure("lookup", "single_p50_overhead", ms(h50) - ms(d50), "ms");
+    single_p50_figures("lookup", d50, h50);
     println!("| measure | direct fluss-rs | lookup handler | ratio / overhead |");
     println!("|---|---|---|---|");
     println!(
@@ -165,12 +146,7 @@ async fn run() -> Result<(), String> {
         "| {keys}-key batches, keys/s | {d_rate:.0} | {h_rate:.0} | {:.2} (goal ≥ 0.9) |",
         h_rate / d_rate
     );
-    println!(
-        "| {keys}-key batch p50 | {:.2} ms | {:.2} ms | {:+.2} ms |",
-        ms(pct(&direct_batch, 50)),
-        ms(pct(&http_batch, 50)),
-        ms(pct(&http_batch, 50)) - ms(pct(&direct_batch, 50))
-    );
+    p50_row(&format!("{keys}-key batch"), &direct_batch, &http_batch);
     println!(
         "| handler CPU per {keys}-key request without Fluss (parse, decode keys, encode rows, render) | | {:.3} ms | |",
         ms(cpu)
@@ -293,11 +269,7 @@ async fn via_router(
         .header("content-type", "application/json")
         .body(Body::from(body))
         .map_err(err)?;
-    let resp = router.clone().oneshot(req).await.map_err(err)?;
-    let status = resp.status();
-    let bytes = axum::body::to_bytes(resp.into_body(), 16 * 1024 * 1024)
-        .await
-        .map_err(err)?;
+    let (status, bytes) = call_read(router, req).await?;
     if !status.is_success() {
         return Err(format!(
             "lookup failed: {status} {}",

@@ -17,22 +17,12 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::Request;
 use gateway_http::{Family, family_router};
-use integration_tests::bench::{arg, pct};
-use tower::ServiceExt;
+use integration_tests::bench::{arg, exit_code, pct, us};
+use integration_tests::bench_router::timed_200;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("telemetry-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
+    exit_code("telemetry-bench", run().await)
 }
 
 async fn run() -> Result<(), String> {
@@ -60,16 +50,7 @@ async fn run() -> Result<(), String> {
             let req = Request::get("/v1/clusters")
                 .body(Body::empty())
                 .map_err(|e| e.to_string())?;
-            let t = Instant::now();
-            let resp = router
-                .clone()
-                .oneshot(req)
-                .await
-                .map_err(|e| e.to_string())?;
-            let elapsed = t.elapsed();
-            if resp.status() != 200 {
-                return Err(format!("status {}", resp.status()));
-            }
+            let elapsed = timed_200(&router, req).await?;
             if i >= n / 10 {
                 times.push(elapsed);
             }

@@ -25,38 +25,24 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::http::Request;
-use fluss::metadata::TablePath;
-use fluss_pool::{DeadlinePolicy, Identity, Pool, PoolConfig, TableHandle};
+use fluss_pool::{DeadlinePolicy, TableHandle};
 use gateway_http::{WriteLimits, WriteState, build_router, write_routes};
-use integration_tests::bench::{arg, figure, ms, pct, time_each, time_pairs};
-use integration_tests::bench_table::{
-    create_users_table, deadline, direct_upserts, drop_users_table,
+use integration_tests::bench::{
+    arg, exit_code, figure, ms, pct, single_p50_figures, time_each, time_pairs,
 };
-use integration_tests::{Stack, unique_name};
+use integration_tests::bench_router::call_read;
+use integration_tests::bench_table::{bench_table, direct_upserts, drop_users_table};
+use integration_tests::http::send;
 use serde_json::json;
-use tower::ServiceExt;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("write-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("write-bench", run().await)
 }
 
 async fn run() -> Result<(), String> {
     let (rows, batches, singles) = (arg(1, 1000)?, arg(2, 30)?, arg(3, 500)?);
-    let stack = Stack::load();
-    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(|e| e.to_string())?);
-    let path = TablePath::new("write_bench".to_owned(), unique_name("users"));
-    create_users_table(&pool, &path).await?;
-    let (_, handle) = pool
-        .table("default", &Identity::Service, &path, &deadline())
-        .await
-        .map_err(|e| e.to_string())?;
+    let (_, pool, path, handle) = bench_table("write_bench", "users").await?;
     let limits = WriteLimits {
         max_rows: rows.max(1),
         max_request_bytes: 64 * 1024 * 1024,
@@ -140,9 +126,7 @@ async fn run() -> Result<(), String> {
     figure("write", "batch_cpu_direct", d_cpu, "us");
     figure("write", "batch_cpu_gateway", h_cpu, "us");
     figure("write", "batch_cpu_overhead", h_cpu - d_cpu, "us");
-    figure("write", "single_p50_direct", ms(d50), "ms");
-    figure("write", "single_p50_gateway", ms(h50), "ms");
-    figure("write", "single_p50_overhead", ms(h50) - ms(d50), "ms");
+    single_p50_figures("write", d50, h50);
     println!("| measure | direct fluss-rs | write handler | ratio / overhead |");
     println!("|---|---|---|---|");
     println!(
@@ -204,15 +188,7 @@ async fn via_router(router: &axum::Router, url: &str, body: &Bytes) -> Result<()
         .header("content-type", "application/json")
         .body(Body::from(body.clone()))
         .map_err(|e| e.to_string())?;
-    let resp = router
-        .clone()
-        .oneshot(req)
-        .await
-        .map_err(|e| e.to_string())?;
-    let status = resp.status();
-    let bytes = axum::body::to_bytes(resp.into_body(), 16 * 1024 * 1024)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (status, bytes) = call_read(router, req).await?;
     // The counts lead the answer; parsing the 1000 ids after them is the caller's work, which the
     // direct client does not do either.
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(128)]);
@@ -225,31 +201,11 @@ async fn via_router(router: &axum::Router, url: &str, body: &Bytes) -> Result<()
 /// The same body as [`via_router`], sent over HTTP/1.1 (one connection per request, as a
 /// Lambda behind API Gateway sees them).
 async fn over_http(addr: std::net::SocketAddr, url: &str, body: &Bytes) -> Result<(), String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| e.to_string())?;
-    let head = format!(
-        "POST {url} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    );
-    stream
-        .write_all(head.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    stream.write_all(body).await.map_err(|e| e.to_string())?;
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut raw))
-        .await
-        .map_err(|_| "no answer within 60 s".to_owned())?
-        .map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&raw);
-    if !text.starts_with("HTTP/1.1 200") || !text.contains("\"error_count\":0") {
-        return Err(format!(
-            "write failed: {}",
-            text.lines().next().unwrap_or("")
-        ));
+    let headers = [("content-type", "application/json")];
+    let bound = Duration::from_secs(60);
+    let answer = send(bound, addr, "POST", url, &headers, body).await?;
+    if answer.status != 200 || answer.body["error_count"] != 0 {
+        return Err(format!("write failed: HTTP {}", answer.status));
     }
     Ok(())
 }

@@ -18,43 +18,24 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-};
 use axum::body::Body;
 use axum::http::Request;
-use fluss::metadata::TablePath;
-use fluss_pool::{Identity, Pool, PoolConfig, TableHandle};
-use integration_tests::bench::{arg, ms, pct, time_each};
-use integration_tests::bench_table::{create_users_table, deadline, direct_upserts};
+use fluss_pool::TableHandle;
+use integration_tests::bench::{arg, exit_code, ms, pct, time_each};
+use integration_tests::bench_router::call_read;
+use integration_tests::bench_table::{bench_table, direct_upserts};
 use integration_tests::{Stack, unique_name};
 use serde_json::json;
-use tower::ServiceExt;
+
+#[path = "../tests/support/key_table.rs"]
+mod key_table;
 
 /// The Lambda synchronous payload limit, for the rows-per-invocation figure.
 const LAMBDA_PAYLOAD: usize = 6 * 1024 * 1024;
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("write-bodies-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 async fn run() -> Result<(), String> {
     let (rows, batches, singles) = (arg(1, 1000)?, arg(2, 30)?, arg(3, 300)?);
-    let stack = Stack::load();
-    let path = TablePath::new("write_bench".to_owned(), unique_name("bodies"));
-    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(|e| e.to_string())?);
-    create_users_table(&pool, &path).await?;
-    let (_, handle) = pool
-        .table("default", &Identity::Service, &path, &deadline())
-        .await
-        .map_err(|e| e.to_string())?;
+    let (stack, _, path, handle) = bench_table("write_bench", "bodies").await?;
     let keys_table = create_key_table(&stack).await?;
     let mut env = stack.gateway_env();
     env.extend(stack.aws_env());
@@ -111,7 +92,7 @@ async fn run() -> Result<(), String> {
     })
     .await?;
     let run_id = unique_name("k");
-    let keyed = time_each(warm(singles), singles, |i| {
+    let keyed_write = |i| {
         let key = format!("{run_id}-{i}");
         let router = &router;
         let url = &url;
@@ -125,25 +106,10 @@ async fn run() -> Result<(), String> {
             )
             .await
         }
-    })
-    .await?;
+    };
+    let keyed = time_each(warm(singles), singles, &keyed_write).await?;
     // Replays of the keys just completed: same key, same body.
-    let replay = time_each(warm(singles), singles, |i| {
-        let key = format!("{run_id}-{i}");
-        let router = &router;
-        let url = &url;
-        async move {
-            send(
-                router,
-                url,
-                &[("idempotency-key", &key)],
-                json_body(i, 1),
-                "application/json",
-            )
-            .await
-        }
-    })
-    .await?;
+    let replay = time_each(warm(singles), singles, &keyed_write).await?;
 
     let rate = |times: &[Duration]| {
         let total: Duration = times.iter().sum();
@@ -185,48 +151,23 @@ async fn run() -> Result<(), String> {
         ms(p50),
         ms(p99)
     );
-    println!(
-        "| single row, fresh Idempotency-Key (moto) | p50 {:.2} ms, p99 {:.2} ms | {:+.2} ms per request at p50 |",
-        ms(k50),
-        ms(k99),
-        ms(k50) - ms(p50)
-    );
-    println!(
-        "| replay of a kept response (moto) | p50 {:.2} ms, p99 {:.2} ms | {:+.2} ms vs no key |",
-        ms(r50),
-        ms(r99),
-        ms(r50) - ms(p50)
-    );
+    let keyed_row = |label: &str, (t50, t99): (Duration, Duration), versus: &str| {
+        let (t50, t99, added) = (ms(t50), ms(t99), ms(t50) - ms(p50));
+        println!("| {label} (moto) | p50 {t50:.2} ms, p99 {t99:.2} ms | {added:+.2} ms {versus} |");
+    };
+    let fresh = "single row, fresh Idempotency-Key";
+    keyed_row(fresh, (k50, k99), "per request at p50");
+    keyed_row("replay of a kept response", (r50, r99), "vs no key");
     Ok(())
 }
 
 /// A fresh key table in moto (partition key `pk`), as docs/idempotency.md describes it.
 async fn create_key_table(stack: &Stack) -> Result<String, String> {
     let name = unique_name("bench_keys");
-    let config = gateway_auth::AwsOverrides::from_map(&stack.aws_env(), &[])
+    let config = gateway_aws::AwsOverrides::from_map(&stack.aws_env(), &[])
         .sdk_config()
         .await;
-    aws_sdk_dynamodb::Client::new(&config)
-        .create_table()
-        .table_name(&name)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .map_err(|e| e.to_string())?,
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(KeyType::Hash)
-                .build()
-                .map_err(|e| e.to_string())?,
-        )
-        .billing_mode(BillingMode::PayPerRequest)
-        .send()
-        .await
-        .map_err(|e| format!("creating {name} in moto: {e}"))?;
+    key_table::create_key_table(&aws_sdk_dynamodb::Client::new(&config), &name).await?;
     Ok(name)
 }
 
@@ -247,15 +188,7 @@ async fn send(
         req = req.header(*k, *v);
     }
     let req = req.body(Body::from(body)).map_err(|e| e.to_string())?;
-    let resp = router
-        .clone()
-        .oneshot(req)
-        .await
-        .map_err(|e| e.to_string())?;
-    let status = resp.status();
-    let bytes = axum::body::to_bytes(resp.into_body(), 16 * 1024 * 1024)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (status, bytes) = call_read(router, req).await?;
     let answer: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
     if !status.is_success() || answer["error_count"] != 0 {
         return Err(format!("write failed: {status} {answer}"));
@@ -291,4 +224,9 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 
 fn key(k: usize) -> i32 {
     i32::try_from(k % 1_000_000).unwrap_or(0)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    exit_code("write-bodies-bench", run().await)
 }

@@ -129,6 +129,36 @@ where
     Ok(pairs)
 }
 
+/// A benchmark's exit status: success, or `bench: error` on stderr and failure.
+pub fn exit_code(bench: &str, outcome: Result<(), String>) -> std::process::ExitCode {
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{bench}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The markdown table row `| label p50 | direct ms | via ms | difference |` of two timings.
+pub fn p50_row(label: &str, direct: &[Duration], via: &[Duration]) {
+    let (d, v) = (ms(pct(direct, 50)), ms(pct(via, 50)));
+    println!("| {label} p50 | {d:.2} ms | {v:.2} ms | {:+.2} ms |", v - d);
+}
+
+/// Microseconds of `d`, for the in-process figures.
+pub fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// The single-request p50 figures of a paired benchmark: direct fluss-rs, through the gateway,
+/// and the gateway's overhead.
+pub fn single_p50_figures(bench: &str, direct: Duration, gateway: Duration) {
+    figure(bench, "single_p50_direct", ms(direct), "ms");
+    figure(bench, "single_p50_gateway", ms(gateway), "ms");
+    figure(bench, "single_p50_overhead", ms(gateway) - ms(direct), "ms");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

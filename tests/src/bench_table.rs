@@ -2,11 +2,14 @@
 //! `score BIGINT`, one bucket), created through the pool, and the direct fluss-rs upserts every
 //! ratio is measured against. Built only with the `bench` feature.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
 use fluss::row::{Datum, GenericRow};
-use fluss_pool::{Deadline, Identity, Pool, PooledConnection, TableHandle};
+use fluss_pool::{Deadline, Identity, Pool, PoolConfig, PooledConnection, TableHandle};
+
+use crate::{Stack, unique_name};
 
 /// The benchmarks' bound on one setup or measured call.
 pub fn deadline() -> Deadline {
@@ -84,6 +87,23 @@ async fn service_connection(
     pool.connection("default", &Identity::Service, d)
         .await
         .map_err(|e| e.to_string())
+}
+
+/// Where every table benchmark starts: the stack, a pool over its default cluster, a fresh
+/// users table in `database` named after `prefix`, and the pool's cached handle of it.
+pub async fn bench_table(
+    database: &str,
+    prefix: &str,
+) -> Result<(Stack, Pool, TablePath, Arc<TableHandle>), String> {
+    let stack = Stack::load();
+    let pool = Pool::new(PoolConfig::from_map(&stack.gateway_env()).map_err(|e| e.to_string())?);
+    let path = TablePath::new(database.to_owned(), unique_name(prefix));
+    create_users_table(&pool, &path).await?;
+    let (_, handle) = pool
+        .table("default", &Identity::Service, &path, &deadline())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((stack, pool, path, handle))
 }
 
 /// Upserts `(key(k), "name-k", k * 7)` for every `k` of `keys` through the cached writer, every

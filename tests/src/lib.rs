@@ -15,9 +15,13 @@ use fluss::config::Config;
 
 pub mod bench;
 #[cfg(feature = "bench")]
+pub mod bench_router;
+#[cfg(feature = "bench")]
 pub mod bench_table;
+pub mod http;
 pub mod logs;
 pub mod moto;
+pub mod native;
 pub mod otel;
 pub mod private_stack;
 pub mod rie;
@@ -332,6 +336,27 @@ pub fn unique_name(prefix: &str) -> String {
         .map(|d| d.as_millis())
         .unwrap_or_default();
     format!("{prefix}_{millis}_{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The first word after `field:` in `/proc/<process>/status` (`process` is a pid or `self`).
+pub fn proc_status(process: &str, field: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
+    let line = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
+    line.split_whitespace().next().map(str::to_owned)
+}
+
+/// A size field (`VmRSS`, `VmHWM`, …) of `/proc/<process>/status`, in KiB.
+pub fn proc_status_kib(process: &str, field: &str) -> Option<u64> {
+    proc_status(process, field)?.parse().ok()
+}
+
+/// Awaits `fut`; its output and how long it took.
+pub async fn timed<T>(fut: impl std::future::Future<Output = T>) -> (T, Duration) {
+    let started = std::time::Instant::now();
+    let out = fut.await;
+    (out, started.elapsed())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Condvar, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::Stack;
@@ -33,6 +34,38 @@ pub struct PrivateStack {
     ports: Vec<(&'static str, u16)>,
     /// Extra server.yaml entries (`FLUSS_STACK_SERVER_CONF`), kept for restarts.
     server_conf: String,
+    /// Dropped after the cluster is stopped (fields drop after `Drop::drop`).
+    _turn: Turn,
+}
+
+/// Whether a private cluster (or another [`Turn`]) runs in this process, and the wait for its end. The disruptive
+/// suites share one test binary: two clusters at once would double the JVMs on two cores (and
+/// the timing the suites check) and race for the free ports chosen before they are bound.
+static RUNNING: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+/// This process's one private cluster at a time; the next one may start when it is dropped. A
+/// test that loads the machine as much (the Managed Instances test) takes one too.
+pub struct Turn;
+
+impl Turn {
+    /// Waits until no other private cluster (or test holding a turn) runs in this process.
+    pub fn take() -> Turn {
+        let (running, ended) = &RUNNING;
+        let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
+        while *running {
+            running = ended.wait(running).unwrap_or_else(|e| e.into_inner());
+        }
+        *running = true;
+        Turn
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let (running, ended) = &RUNNING;
+        *running.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        ended.notify_one();
+    }
 }
 
 use crate::repo_root;
@@ -78,6 +111,7 @@ impl PrivateStack {
     /// [`PrivateStack::start`] with extra server.yaml entries for both servers, `key=value`
     /// separated by commas (e.g. `netty.connection.max-idle-time=3s`), kept on every restart.
     pub fn start_with(dir_prefix: &str, server_conf: &str) -> PrivateStack {
+        let turn = Turn::take();
         let repo = repo_root();
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -97,6 +131,7 @@ impl PrivateStack {
                 .zip(free_ports(PORT_VARS.len()))
                 .collect(),
             server_conf: server_conf.to_owned(),
+            _turn: turn,
         };
         stack.run("start");
         stack

@@ -172,14 +172,7 @@ impl Drop for Rie {
 
 /// Whether this process runs as root (`/proc/self/status`: real uid 0).
 fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .and_then(|uids| uids.split_whitespace().next().map(|u| u == "0"))
-        })
-        .unwrap_or(false)
+    crate::proc_status("self", "Uid").is_some_and(|uid| uid == "0")
 }
 
 fn free_port() -> Result<u16, String> {

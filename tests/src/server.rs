@@ -164,13 +164,7 @@ impl ServerProcess {
 
     /// Its resident set size in KiB (`VmRSS` of `/proc/<pid>/status`).
     pub fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("/proc status of the server");
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmRSS")
+        crate::proc_status_kib(&self.pid().to_string(), "VmRSS").expect("VmRSS of the server")
     }
 
     /// Sends `signal` (`STOP`, `CONT`, `TERM`, …).

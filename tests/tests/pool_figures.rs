@@ -3,26 +3,21 @@
 //! warm connection. One test in its own binary, so no other test shares the process's RSS.
 //! Run with `--nocapture` to see them.
 
-mod pool_support;
+// Its own binary (see above), so only a part of the pool helpers serves it.
+#[allow(dead_code)]
+#[path = "support/pool.rs"]
+mod pool;
 
 use std::time::{Duration, Instant};
 
 use fluss::metadata::TablePath;
 use fluss_pool::{Identity, Pool};
-use integration_tests::{Stack, unique_name};
-use pool_support::*;
+use integration_tests::{Stack, timed, unique_name};
+use pool::*;
 
 /// Resident set size of this process in KiB (`VmRSS` of /proc/self/status).
 fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
+    integration_tests::proc_status_kib("self", "VmRSS").unwrap_or(0)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -39,18 +34,12 @@ async fn pool_figures() {
     let rss_before = rss_kib();
 
     let pool = Pool::new(config);
-    let started = Instant::now();
-    let conn = pool
-        .connection("default", &Identity::Service, &secs(20))
-        .await
-        .expect("first connection");
-    let first_connection = started.elapsed();
-    let started = Instant::now();
-    let again = pool
-        .connection("default", &Identity::Service, &secs(20))
-        .await
-        .expect("warm connection");
-    let warm_connection = started.elapsed();
+    let within = secs(20);
+    let connect = || pool.connection("default", &Identity::Service, &within);
+    let (conn, first_connection) = timed(connect()).await;
+    let conn = conn.expect("first connection");
+    let (again, warm_connection) = timed(connect()).await;
+    let again = again.expect("warm connection");
     assert!(std::sync::Arc::ptr_eq(&conn, &again));
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss_idle_connection = rss_kib();
@@ -62,9 +51,8 @@ async fn pool_figures() {
     let started = Instant::now();
     let handle = conn.table(&path, &secs(10)).await.expect("table handle");
     let first_table = started.elapsed();
-    let started = Instant::now();
-    let cached = conn.table(&path, &secs(10)).await.expect("cached handle");
-    let cached_table = started.elapsed();
+    let (cached, cached_table) = timed(conn.table(&path, &secs(10))).await;
+    let cached = cached.expect("cached handle");
     assert!(std::sync::Arc::ptr_eq(&handle, &cached));
 
     let started = Instant::now();

@@ -13,12 +13,12 @@ use gateway_core::ErrorCode;
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde_json::{Value, json};
 
-use crate::App;
+use gateway_runtime::App;
 
 /// The authorizer function's app, from its environment: `gateway.security.authentication` must
 /// be `api-key` or `password` (what it checks); the key document is read during init.
 pub async fn authorizer_app(env: &BTreeMap<String, String>) -> Result<App, String> {
-    crate::check_unknown_keys(env).map_err(|e| e.message().to_owned())?;
+    gateway_runtime::check_unknown_keys(env).map_err(|e| e.message().to_owned())?;
     let settings = AuthSettings::from_map(env).map_err(|e| e.message().to_owned())?;
     if !matches!(settings.mode, Mode::ApiKey | Mode::Password) {
         return Err(format!(

@@ -3,12 +3,14 @@
 //! against the Secrets Manager document; route functions in `authorizer` mode read the context
 //! it returns. Configuration comes from the environment (`FLUSS_GATEWAY__SECURITY__…`).
 
-use gateway_http::{authorizer_app, run_function};
+mod app;
+
+use gateway_runtime::run_function;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     run_function("fluss-authorizer", |env| async move {
-        authorizer_app(&env).await
+        app::authorizer_app(&env).await
     })
     .await
 }

@@ -8,12 +8,12 @@ use fluss_pool::{DeadlinePolicy, PoolConfig};
 use gateway_ingest::{Ingest, IngestSettings};
 use lambda_runtime::{Diagnostic, LambdaEvent};
 
-use crate::{App, check_unknown_keys, config_problems, new_pool};
+use gateway_runtime::{App, check_unknown_keys, config_problems, new_pool};
 
 /// The ingest function's app, from its environment (the clusters, the deadlines, and
 /// `gateway.ingest.*`); every configuration problem is reported at once.
 pub async fn ingest_app(env: &BTreeMap<String, String>) -> Result<App, String> {
-    let env = &crate::resolve_secret_references(env).await?;
+    let env = &gateway_runtime::resolve_secret_references(env).await?;
     let parts = (
         check_unknown_keys(env),
         PoolConfig::from_map(env),

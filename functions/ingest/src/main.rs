@@ -4,9 +4,15 @@
 //! names exactly the records to deliver again (`ReportBatchItemFailures`), see docs/ingest.md. Configuration comes
 //! from the environment (`FLUSS_GATEWAY__…`); all logic lives in the shared crates.
 
-use gateway_http::{ingest_app, run_function};
+mod app;
+
+use gateway_runtime::run_function;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    run_function("fluss-ingest", |env| async move { ingest_app(&env).await }).await
+    run_function(
+        "fluss-ingest",
+        |env| async move { app::ingest_app(&env).await },
+    )
+    .await
 }

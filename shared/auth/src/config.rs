@@ -3,67 +3,17 @@
 use std::collections::BTreeMap;
 
 use gateway_core::GatewayError;
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 
 use crate::store::StoreSettings;
 
-/// `gateway.security.authentication` (the Fluss Gateway's key).
-pub const AUTHENTICATION_KEY: &str = "gateway.security.authentication";
-/// `gateway.security.secret-id`: the Secrets Manager secret holding keys and users.
-pub const SECRET_ID_KEY: &str = "gateway.security.secret-id";
-/// `gateway.security.cache-ttl`: how long the document is used before it is read again.
-pub const CACHE_TTL_KEY: &str = "gateway.security.cache-ttl";
-/// `gateway.security.refresh-interval`: least time between reads forced by unknown key ids.
-pub const REFRESH_INTERVAL_KEY: &str = "gateway.security.refresh-interval";
-
-/// `gateway.security.max-stale`: how long past the TTL the last document keeps serving while
-/// Secrets Manager cannot be read.
-pub const MAX_STALE_KEY: &str = "gateway.security.max-stale";
-/// `gateway.security.refresh-timeout`: the longest one read of Secrets Manager may take.
-pub const REFRESH_TIMEOUT_KEY: &str = "gateway.security.refresh-timeout";
+pub use gateway_core::settings::keys::security::{
+    AUTHENTICATION_KEY, CACHE_TTL_KEY, MAX_STALE_KEY, REFRESH_INTERVAL_KEY, REFRESH_TIMEOUT_KEY,
+    SECRET_ID_KEY,
+};
 
 /// Set by the Lambda service and by `cargo lambda watch`.
 const LAMBDA_RUNTIME_API_ENV: &str = "AWS_LAMBDA_RUNTIME_API";
-
-/// The keys this crate owns, for the settings registry.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        AUTHENTICATION_KEY,
-        Kind::Text,
-        "trust",
-        "who may call: `trust` (anyone, as the service account), `api-key`, `password` (HTTP Basic) or `authorizer` (a Lambda authorizer decided; Lambda only)",
-    ),
-    Key::new(
-        SECRET_ID_KEY,
-        Kind::Text,
-        "",
-        "Secrets Manager name or ARN of the key and user document; required for `api-key` and `password`, and for SASL identities under `authorizer`",
-    ),
-    Key::new(
-        CACHE_TTL_KEY,
-        Kind::Duration,
-        "60s",
-        "how long the key document and SASL identities are used before they are read again: the revocation latency",
-    ),
-    Key::new(
-        REFRESH_INTERVAL_KEY,
-        Kind::Duration,
-        "2s",
-        "least time between two reads of the key document caused by an unknown key id (how soon a new key works; at most the TTL)",
-    ),
-    Key::new(
-        MAX_STALE_KEY,
-        Kind::Duration,
-        "1h",
-        "how long past the TTL the last key document and SASL identities keep serving while Secrets Manager cannot be read (a refresh runs in the background meanwhile); past it, requests get 503 until a read succeeds. Also how long a revoked key may stay valid during an outage",
-    ),
-    Key::new(
-        REFRESH_TIMEOUT_KEY,
-        Kind::Duration,
-        "2s",
-        "the longest one read of the key document or a SASL identity may take before it is abandoned (a hanging Secrets Manager never holds a request whose key is cached)",
-    ),
-];
 
 /// How callers are authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,6 +8,7 @@ use gateway_core::names::shown;
 use serde::{Deserialize, Serialize};
 
 use crate::key;
+use crate::password::hash_password;
 use crate::scope::Scope;
 
 /// The Fluss principal a key or user acts as.
@@ -304,7 +305,7 @@ impl Document {
         }
         let record = UserRecord {
             name: name.to_owned(),
-            password_hash: crate::store::hash_password(password)?,
+            password_hash: hash_password(password)?,
             scopes,
             disabled: false,
             identity,

@@ -14,13 +14,18 @@
 //! Refuses: printing a key, a password or a SASL secret anywhere; HTTP types (the HTTP layer
 //! hands over header values, the authorizer its request's).
 
+// A unit test may be one long table of cases; production functions keep to clippy.toml's limit.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
+
 pub mod config;
 pub mod document;
+mod grant;
 pub mod key;
+pub mod password;
 pub mod scope;
-pub mod source;
 pub mod store;
 
+use gateway_aws::{SecretSource, SecretsManager};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -30,13 +35,12 @@ use fluss_pool::Identity;
 use gateway_core::routes::Operation;
 use gateway_core::{ErrorCode, GatewayError};
 
-pub use config::{AuthSettings, KEYS, Mode};
+pub use config::{AuthSettings, Mode};
 pub use document::{Document, IdentityRef, KeyRecord, UserRecord};
+pub use grant::{Grant, context_keys};
+pub use password::hash_password;
 pub use scope::{Object, Scope};
-pub use source::{
-    AWS_TIMEOUTS, AwsOverrides, AwsTimeouts, SecretSource, SecretsManager, SourceError,
-};
-pub use store::{Grant, KeyStore, StoreSettings, hash_password};
+pub use store::{KeyStore, StoreSettings};
 
 /// The credentials a request presented, from its `x-api-key` and `Authorization` headers.
 #[derive(Clone, PartialEq, Eq)]
@@ -164,66 +168,6 @@ impl Caller {
                 self.key_id.as_deref().unwrap_or("-")
             ))),
         }
-    }
-}
-
-/// Context keys the authorizer returns and route functions read (API Gateway passes them as
-/// `requestContext.authorizer.lambda`).
-pub mod context_keys {
-    /// The principal id.
-    pub const PRINCIPAL: &str = "principal";
-    /// The key id (empty for users).
-    pub const KEY_ID: &str = "key_id";
-    /// The scopes, as a JSON array string (context values must be scalars).
-    pub const SCOPES: &str = "scopes";
-    /// `service` or `sasl:<secret id>` (the id of the secret, never its value).
-    pub const IDENTITY: &str = "identity";
-}
-
-impl Grant {
-    /// The authorizer context of this grant: scalars only, no secret.
-    pub fn to_context(&self) -> BTreeMap<String, serde_json::Value> {
-        let scopes = serde_json::to_string(&self.scopes).unwrap_or_else(|_| "[]".to_owned());
-        BTreeMap::from([
-            (
-                context_keys::PRINCIPAL.to_owned(),
-                self.principal.clone().into(),
-            ),
-            (
-                context_keys::KEY_ID.to_owned(),
-                self.key_id.clone().unwrap_or_default().into(),
-            ),
-            (context_keys::SCOPES.to_owned(), scopes.into()),
-            (
-                context_keys::IDENTITY.to_owned(),
-                self.identity.label().into(),
-            ),
-        ])
-    }
-
-    /// The grant an authorizer put in `context`, or why it cannot be read (a deployment
-    /// mistake: the route is not behind our authorizer).
-    pub fn from_context(
-        context: &std::collections::HashMap<String, serde_json::Value>,
-    ) -> Result<Self, String> {
-        let text = |k: &str| context.get(k).and_then(|v| v.as_str());
-        let principal = text(context_keys::PRINCIPAL)
-            .filter(|p| !p.is_empty())
-            .ok_or("no `principal` in the authorizer context")?;
-        let scopes: Vec<Scope> = text(context_keys::SCOPES)
-            .and_then(|s| serde_json::from_str(s).ok())
-            .ok_or("no readable `scopes` in the authorizer context")?;
-        let identity = text(context_keys::IDENTITY)
-            .and_then(IdentityRef::from_label)
-            .ok_or("no readable `identity` in the authorizer context")?;
-        Ok(Grant {
-            principal: principal.to_owned(),
-            key_id: text(context_keys::KEY_ID)
-                .filter(|k| !k.is_empty())
-                .map(str::to_owned),
-            scopes,
-            identity,
-        })
     }
 }
 

@@ -17,29 +17,16 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use argon2::password_hash::{PasswordHash, PasswordVerifier};
 use fluss_pool::{Identity, Secret};
 use gateway_core::names::shown;
 use gateway_core::{ErrorCode, GatewayError};
 use sha2::{Digest, Sha256};
 
 use crate::document::{Directory, IdentityRef};
+use crate::grant::Grant;
 use crate::key;
-use crate::scope::Scope;
-use crate::source::{SecretSource, SourceError};
-
-/// What an authenticated credential grants: who, what, and as which Fluss principal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Grant {
-    /// The caller's stable id.
-    pub principal: String,
-    /// The key id when the caller used an API key.
-    pub key_id: Option<String>,
-    /// What the caller may do.
-    pub scopes: Vec<Scope>,
-    /// The Fluss principal the caller acts as.
-    pub identity: IdentityRef,
-}
+use crate::password::password_matches;
+use gateway_aws::{SecretSource, SourceError};
 
 /// How the store reads and caches.
 #[derive(Debug, Clone)]
@@ -359,12 +346,7 @@ impl KeyStore {
             .and_then(|m| m.get(&token).copied())
             .is_some_and(|at| at.elapsed() < self.shared.settings.ttl);
         if !remembered {
-            let ok = PasswordHash::new(&user.password_hash).is_ok_and(|parsed| {
-                argon2::Argon2::default()
-                    .verify_password(password.as_bytes(), &parsed)
-                    .is_ok()
-            });
-            if !ok {
+            if !password_matches(password, &user.password_hash) {
                 return Err(refused(INVALID_USER, format!("user {who}: wrong password")));
             }
             if let Ok(mut m) = self.shared.verified.lock() {
@@ -480,16 +462,4 @@ fn parse_sasl(text: &str) -> Result<Identity, String> {
         return Err("`username` and `password` must not be empty".to_owned());
     }
     Ok(Identity::user(s.username, Secret::new(s.password)))
-}
-
-/// An argon2id PHC hash of `password` with a fresh salt, for the users of the document.
-pub fn hash_password(password: &str) -> Result<String, String> {
-    use argon2::password_hash::{PasswordHasher, SaltString};
-    let mut salt = [0u8; 16];
-    getrandom::fill(&mut salt).map_err(|e| format!("no randomness: {e}"))?;
-    let salt = SaltString::encode_b64(&salt).map_err(|e| e.to_string())?;
-    argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| e.to_string())
 }

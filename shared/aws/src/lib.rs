@@ -1,6 +1,10 @@
-//! Where secrets come from: AWS Secrets Manager through the AWS SDK (the endpoint, region and
+//! AWS clients built from a function's environment, and where secrets come from: AWS Secrets
+//! Manager through the AWS SDK (the endpoint, region and
 //! credentials from the standard environment, so moto serves local runs and tests through
 //! `AWS_ENDPOINT_URL_SECRETS_MANAGER` or `AWS_ENDPOINT_URL`).
+
+// A unit test may be one long table of cases; production functions keep to clippy.toml's limit.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 use std::future::Future;
 use std::pin::Pin;

@@ -18,9 +18,12 @@ use fluss::metadata::{
     TableInfo, TablePath,
 };
 use fluss_pool::{Deadline, Pool, PooledConnection};
-use gateway_core::{ErrorCode, GatewayError};
+use gateway_core::GatewayError;
 
 use crate::call::Call;
+use crate::table::refine_not_found;
+
+pub use crate::table::database_not_found;
 
 /// One call's hold on a cluster's coordinator: the pooled connection of the call's identity, its
 /// admin client and the call's deadline.
@@ -33,10 +36,11 @@ pub struct Session {
 }
 
 impl Session {
-    /// The session of `call` on `cluster`: 404 `cluster_not_found` without I/O, then the warm
-    /// connection of the call's identity (connecting within the deadline if needed).
+    /// The session of `call` on `cluster`: the warm connection of the call's identity
+    /// (connecting within the deadline if needed), after the pool's 404 `cluster_not_found`
+    /// without I/O for an unknown cluster (the HTTP entry points have answered it already, in
+    /// their admission).
     pub async fn open(pool: &Pool, call: &Call, cluster: &str) -> Result<Self, GatewayError> {
-        pool.cluster(cluster)?;
         let conn = pool
             .connection(cluster, &call.identity, &call.deadline)
             .await?;
@@ -73,19 +77,8 @@ impl Session {
         }
     }
 
-    /// A missing table may be a missing database: say which (404 `database_not_found`), as the
-    /// Fluss Gateway does. Any other failure of the extra check keeps the original error.
-    async fn refine_not_found(&self, database: &str, error: GatewayError) -> GatewayError {
-        if error.code() != ErrorCode::TableNotFound {
-            return error;
-        }
-        match self.ensure_database(database).await {
-            Err(e) if e.code() == ErrorCode::DatabaseNotFound => e,
-            _ => error,
-        }
-    }
-
-    /// `result`, with a table-not-found refined against `path`'s database.
+    /// `result`, with a table-not-found refined against `path`'s database
+    /// ([`refine_not_found`]).
     async fn on_table<T>(
         &self,
         path: &TablePath,
@@ -93,7 +86,7 @@ impl Session {
     ) -> Result<T, GatewayError> {
         match result {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.refine_not_found(path.database(), e).await),
+            Err(e) => Err(refine_not_found(&self.conn, &self.deadline, path.database(), e).await),
         }
     }
 
@@ -271,12 +264,4 @@ impl Session {
         )
         .await
     }
-}
-
-/// 404 `database_not_found` in the gateway's words.
-pub fn database_not_found(database: &str) -> GatewayError {
-    GatewayError::new(
-        ErrorCode::DatabaseNotFound,
-        format!("database `{database}` does not exist"),
-    )
 }

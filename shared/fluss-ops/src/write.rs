@@ -1,12 +1,12 @@
 //! Writes a batch to one table: decode every row first, submit them to the cached writers,
 //! await every ack until the deadline, and report each entry's outcome truthfully. The HTTP
-//! write route and event ingestion both call [`write`].
+//! write route and event ingestion both call [`write()`].
 //!
 //! Truthfulness rules: an acked row is a success; a row never submitted fails with the reason it
 //! was not (nothing was written); a submitted row without an ack by the deadline is `timeout`
 //! (outcome unknown: fluss-rs does not cancel it). No row is ever reported successful otherwise.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use fluss::client::{AppendWriter, UpsertWriter, WriteResultFuture};
@@ -14,10 +14,11 @@ use fluss::metadata::TablePath;
 use fluss::row::Datum;
 use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
 use gateway_core::codec::{DecodedBatch, DecodedEntry, PartialTarget, RowCodec};
-use gateway_core::wire::{WriteOp, WriteRequest, ensure_row_limit};
+use gateway_core::wire::{WriteOp, WriteRequest};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::call::Call;
+use crate::partitions::ensure_partitions_exist;
 use crate::table::on_table;
 
 /// One entry's outcome, in input order.
@@ -46,73 +47,6 @@ impl<'a> WriteInput<'a> {
             WriteInput::Request(req) => codec.decode_request(req),
             WriteInput::Json { body, max_rows } => codec.decode_write_body(body, *max_rows),
         }
-    }
-}
-
-/// fluss-rs waits forever for a partition that does not exist (its writer keeps asking for the
-/// partition's metadata), so a write to one answers 404 `partition_not_found` up front instead
-/// of a batch of `timeout`s. Costs one metadata call per write to a partitioned table. Only
-/// partition values of string, boolean and integer columns are named here the way Fluss names
-/// them; for other partition types the check is skipped and the deadline still bounds the write.
-async fn ensure_partitions_exist(
-    conn: &PooledConnection,
-    handle: &TableHandle,
-    rows: &[DecodedEntry<'_>],
-    deadline: &Deadline,
-) -> Result<(), GatewayError> {
-    let keys = &handle.info().partition_keys;
-    if keys.is_empty() {
-        return Ok(());
-    }
-    let positions: Vec<usize> = keys
-        .iter()
-        .filter_map(|k| handle.codec().column_position(k))
-        .collect();
-    let mut needed = BTreeSet::new();
-    for row in rows {
-        let values: Option<Vec<String>> = positions
-            .iter()
-            .map(|&p| row.row.values.get(p).and_then(partition_value))
-            .collect();
-        let Some(values) = values else {
-            return Ok(());
-        };
-        // Fluss joins partition values with `$` to name a partition.
-        needed.insert(values.join("$"));
-    }
-    let admin = conn.admin()?;
-    let existing: HashSet<String> = conn
-        .call(
-            deadline,
-            "listing partitions",
-            admin.list_partition_infos(handle.path()),
-        )
-        .await?
-        .iter()
-        .map(|p| p.get_partition_name())
-        .collect();
-    match needed.iter().find(|name| !existing.contains(*name)) {
-        None => Ok(()),
-        Some(missing) => Err(GatewayError::new(
-            ErrorCode::PartitionNotFound,
-            format!(
-                "partition `{missing}` of table `{}` does not exist; create it first",
-                handle.path()
-            ),
-        )),
-    }
-}
-
-/// A partition value as Fluss names it, for the types whose naming is plain `to_string`.
-fn partition_value(datum: &Datum<'_>) -> Option<String> {
-    match datum {
-        Datum::String(s) => Some(s.to_string()),
-        Datum::Bool(b) => Some(b.to_string()),
-        Datum::Int8(v) => Some(v.to_string()),
-        Datum::Int16(v) => Some(v.to_string()),
-        Datum::Int32(v) => Some(v.to_string()),
-        Datum::Int64(v) => Some(v.to_string()),
-        _ => None,
     }
 }
 
@@ -197,10 +131,10 @@ pub async fn write(
     outcomes
 }
 
-/// [`write`] of a JSON write body as received (`application/json` on the write route): its
+/// [`write()`] of a JSON write body as received (`application/json` on the write route): its
 /// rows are decoded straight from the bytes against the cached schema. The body's own problems
-/// (400, or 413 for more than `max_rows` entries) come before any other refusal, as when the
-/// body is parsed before any I/O.
+/// (400, or 413 for more than `max_rows` entries) come before any other refusal
+/// ([`WriteRequest::bad_body_or`]).
 pub async fn write_json(
     pool: &Pool,
     call: &Call,
@@ -217,16 +151,16 @@ pub async fn write_json(
         WriteInput::Json { body, max_rows },
     )
     .await;
-    let entries = match &outcomes {
-        Ok(outcomes) => outcomes.len(),
+    let (outcomes, entries) = match outcomes {
+        Ok(outcomes) => {
+            let entries = outcomes.len();
+            (Ok(outcomes), entries)
+        }
         // A refusal before the rows were decoded (404, 503, …): the body may be the problem.
-        Err(_) => match WriteRequest::from_json_slice(body) {
-            Ok(req) => {
-                ensure_row_limit(req.entries.len(), max_rows)?;
-                req.entries.len()
-            }
-            Err(bad_body) => return Err(bad_body),
-        },
+        Err(refusal) => {
+            let (answer, entries) = WriteRequest::bad_body_or(refusal, body, max_rows);
+            (Err(answer), entries)
+        }
     };
     count_rows(cluster, entries, &outcomes);
     outcomes
@@ -272,7 +206,7 @@ fn count_rows(cluster: &str, entries: usize, outcomes: &Result<Vec<Outcome>, Gat
 /// Runs one batch on `handle`. `Err` means nothing was written and the whole request fails
 /// with it: a decode error (400), a writer that could not be made, the first row refused at
 /// submission, or every row failing with `table_not_found` (which lets
-/// `Pool::with_table` retry once on a refreshed table).
+/// `Pool::with_table_on` retry once on a refreshed table).
 ///
 /// Each row is dropped as soon as it is submitted, while the writer's batch lingers: freeing
 /// a thousand rows after the acks was 36 µs of every 1000-row request on the caller's wait
@@ -589,7 +523,7 @@ fn keep_key_order(rows: &[DecodedEntry<'_>], key: &[usize], acks: &mut [Ack]) {
 
 /// Whether `path` of `cluster` is a primary-key table (a bare row upserts) rather than a log
 /// table (a bare row appends), from the pool's cached table handle: no I/O once warm. Errors
-/// as [`write`]'s (404 for an unknown cluster, database or table).
+/// as [`write()`]'s (404 for an unknown cluster, database or table).
 pub async fn has_primary_key(
     pool: &Pool,
     call: &Call,

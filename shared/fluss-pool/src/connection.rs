@@ -15,6 +15,7 @@ use gateway_core::{ErrorCode, GatewayError};
 use crate::Deadline;
 use crate::config::ClusterConfig;
 use crate::health::{Health, HealthSnapshot, is_connection_level, is_server_answer};
+use crate::leaders::{self, LeaderWait};
 use crate::metrics::Stats;
 
 /// The `what` of [`PooledConnection::call`] for awaiting write acks: its outcome also tells
@@ -184,21 +185,11 @@ impl PooledConnection {
 
     /// Records a call that ran out of time: the connection becomes suspect.
     pub fn record_timeout(&self, what: &str) {
-        let failures = self.health.record_failure();
-        crate::metrics::count(
-            crate::metrics::CALL_FAILURES,
-            &self.cluster_id,
-            self.identity_kind,
-            "kind",
+        self.record_suspect(
             "timeout",
-        );
-        tracing::warn!(
-            cluster = %self.cluster_id,
-            identity = self.identity_kind,
-            generation = self.generation,
-            failures,
             what,
-            "Fluss call timed out; connection is suspect"
+            None,
+            "Fluss call timed out; connection is suspect",
         );
     }
 
@@ -206,26 +197,44 @@ impl PooledConnection {
     /// the server answered with proves it alive, a client-side rejection changes nothing.
     pub fn record_error(&self, what: &str, e: &fluss::error::Error) {
         if is_connection_level(e) {
-            let failures = self.health.record_failure();
-            crate::metrics::count(
-                crate::metrics::CALL_FAILURES,
-                &self.cluster_id,
-                self.identity_kind,
-                "kind",
+            self.record_suspect(
                 "connection",
-            );
-            tracing::warn!(
-                cluster = %self.cluster_id,
-                identity = self.identity_kind,
-                generation = self.generation,
-                failures,
                 what,
-                error = %e,
-                "Fluss call failed at the connection level; connection is suspect"
+                Some(e),
+                "Fluss call failed at the connection level; connection is suspect",
             );
         } else if is_server_answer(e) {
             self.health.record_ok();
         }
+    }
+
+    /// One failure of `kind` counted against the connection's health and in its metric, and
+    /// logged with `message` (and `error`, when the cluster gave one).
+    fn record_suspect(
+        &self,
+        kind: &'static str,
+        what: &str,
+        error: Option<&fluss::error::Error>,
+        message: &str,
+    ) {
+        let failures = self.health.record_failure();
+        crate::metrics::count(
+            crate::metrics::CALL_FAILURES,
+            &self.cluster_id,
+            self.identity_kind,
+            "kind",
+            kind,
+        );
+        // A timeout has no error to show: `None` records no `error` field at all.
+        tracing::warn!(
+            cluster = %self.cluster_id,
+            identity = self.identity_kind,
+            generation = self.generation,
+            failures,
+            what,
+            error = error.map(tracing::field::display),
+            "{message}"
+        );
     }
 
     /// The cached handle of `path`, re-validated when fluss-rs' metadata shows it changed or
@@ -317,6 +326,23 @@ impl PooledConnection {
     /// Number of cached tables.
     pub fn cached_tables(&self) -> usize {
         self.tables.len()
+    }
+
+    /// Waits until each of the `buckets` buckets of `path` (of `partition`, for a partitioned
+    /// table) has a leader, for at most [`leaders::MAX_LEADER_WAIT`] and never past
+    /// `deadline`. Probe failures are expected while leaders are elected and are not recorded
+    /// against the connection's health.
+    pub async fn await_bucket_leaders(
+        &self,
+        path: &TablePath,
+        partition: Option<&str>,
+        buckets: i32,
+        deadline: &Deadline,
+    ) -> LeaderWait {
+        let Ok(admin) = self.admin() else {
+            return LeaderWait::NotYet;
+        };
+        leaders::await_bucket_leaders(&admin, path, partition, buckets, deadline).await
     }
 
     /// Drains the connection's writer for at most `timeout` (fluss-rs' `close`), counted as

@@ -12,27 +12,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gateway_core::{ErrorCode, GatewayError};
 use tokio::time::Instant;
 
-use gateway_core::settings::{self, Key, Kind, Slot, format_duration};
+use gateway_core::settings::{self, Slot, format_duration};
 
-/// `gateway.rest.request-timeout` (upstream key): the longest a request may take.
-pub const REQUEST_TIMEOUT_KEY: &str = "gateway.rest.request-timeout";
-/// `gateway.lambda.deadline-margin`: time kept back from Lambda's own deadline.
-pub const LAMBDA_DEADLINE_MARGIN_KEY: &str = "gateway.lambda.deadline-margin";
-/// The deadline keys, for the settings registry.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        REQUEST_TIMEOUT_KEY,
-        Kind::Duration,
-        "30s",
-        "the longest a request may take",
-    ),
-    Key::new(
-        LAMBDA_DEADLINE_MARGIN_KEY,
-        Kind::Duration,
-        "500ms",
-        "kept back from Lambda's deadline",
-    ),
-];
+pub use gateway_core::settings::keys::deadline::{LAMBDA_DEADLINE_MARGIN_KEY, REQUEST_TIMEOUT_KEY};
 
 /// Default request timeout (as the Fluss Gateway).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);

@@ -9,10 +9,11 @@
 
 use std::time::Duration;
 
+use fluss::client::FlussAdmin;
 use fluss::metadata::TablePath;
 use fluss::rpc::message::OffsetSpec;
 
-use crate::{Deadline, PooledConnection};
+use crate::Deadline;
 
 /// Longest the catalog waits for leaders, whatever the request deadline: a cluster that
 /// elects no leader in this time has a problem the caller's retry will not hide.
@@ -22,7 +23,7 @@ const PROBE_INTERVAL: Duration = Duration::from_millis(50);
 /// Bound of one probe, so one lost answer does not eat the whole wait.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Outcome of [`PooledConnection::await_bucket_leaders`].
+/// Outcome of [`crate::PooledConnection::await_bucket_leaders`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeaderWait {
     /// Every bucket answered with a leader.
@@ -32,47 +33,41 @@ pub enum LeaderWait {
     NotYet,
 }
 
-impl PooledConnection {
-    /// Waits until each of the `buckets` buckets of `path` (of `partition`, for a partitioned
-    /// table) has a leader, for at most [`MAX_LEADER_WAIT`] and never past `deadline`.
-    /// Probe failures are expected while leaders are elected and are not recorded against the
-    /// connection's health.
-    pub async fn await_bucket_leaders(
-        &self,
-        path: &TablePath,
-        partition: Option<&str>,
-        buckets: i32,
-        deadline: &Deadline,
-    ) -> LeaderWait {
-        let Ok(admin) = self.admin() else {
-            return LeaderWait::NotYet;
+/// Waits until each of the `buckets` buckets of `path` (of `partition`, for a partitioned
+/// table) has a leader, asking through `admin`, for at most [`MAX_LEADER_WAIT`] and never past
+/// `deadline`.
+pub(crate) async fn await_bucket_leaders(
+    admin: &FlussAdmin,
+    path: &TablePath,
+    partition: Option<&str>,
+    buckets: i32,
+    deadline: &Deadline,
+) -> LeaderWait {
+    let ids: Vec<i32> = (0..buckets.max(1)).collect();
+    let wait = deadline.capped(MAX_LEADER_WAIT);
+    loop {
+        let probe = wait.capped(PROBE_TIMEOUT);
+        let listed = match partition {
+            None => {
+                probe
+                    .race(admin.list_offsets(path, &ids, OffsetSpec::Latest))
+                    .await
+            }
+            Some(name) => {
+                probe
+                    .race(admin.list_partition_offsets(path, name, &ids, OffsetSpec::Latest))
+                    .await
+            }
         };
-        let ids: Vec<i32> = (0..buckets.max(1)).collect();
-        let wait = deadline.capped(MAX_LEADER_WAIT);
-        loop {
-            let probe = wait.capped(PROBE_TIMEOUT);
-            let listed = match partition {
-                None => {
-                    probe
-                        .race(admin.list_offsets(path, &ids, OffsetSpec::Latest))
-                        .await
-                }
-                Some(name) => {
-                    probe
-                        .race(admin.list_partition_offsets(path, name, &ids, OffsetSpec::Latest))
-                        .await
-                }
-            };
-            if let Some(Ok(offsets)) = listed
-                && offsets.len() == ids.len()
-            {
-                return LeaderWait::Ready;
-            }
-            if wait.remaining() <= PROBE_INTERVAL {
-                tracing::info!(table = %path, partition, buckets, "bucket leaders not elected yet");
-                return LeaderWait::NotYet;
-            }
-            tokio::time::sleep(PROBE_INTERVAL).await;
+        if let Some(Ok(offsets)) = listed
+            && offsets.len() == ids.len()
+        {
+            return LeaderWait::Ready;
         }
+        if wait.remaining() <= PROBE_INTERVAL {
+            tracing::info!(table = %path, partition, buckets, "bucket leaders not elected yet");
+            return LeaderWait::NotYet;
+        }
+        tokio::time::sleep(PROBE_INTERVAL).await;
     }
 }

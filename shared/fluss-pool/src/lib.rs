@@ -18,11 +18,9 @@
 //! Contract: creating a [`Pool`] does no I/O, so function init never depends on Fluss; all
 //! state is per container and any container can serve any request. Errors are
 //! [`gateway_core::GatewayError`]s; no secret reaches a log, an error or a config echo.
-#![warn(missing_docs)]
-#![cfg_attr(
-    not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
-)]
+
+// A unit test may be one long table of cases; production functions keep to clippy.toml's limit.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 pub mod config;
 pub mod connection;

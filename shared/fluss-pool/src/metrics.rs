@@ -39,66 +39,56 @@ pub use gateway_telemetry::families::{MetricDefinition, MetricKind};
 
 /// Every metric this crate records (the telemetry crate documents and exports from this list).
 pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
-    MetricDefinition {
-        name: CONNECTS,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "identity", "result"],
-        help: "Fluss connection attempts",
-    },
-    MetricDefinition {
-        name: RECONNECTS,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "identity", "reason"],
-        help: "Fluss connections rebuilt after they proved dead",
-    },
-    MetricDefinition {
-        name: PROBES,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "identity", "result"],
-        help: "Health probes of suspect or idle connections",
-    },
-    MetricDefinition {
-        name: CALL_FAILURES,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "identity", "kind"],
-        help: "Fluss calls that timed out or failed at the connection level",
-    },
-    MetricDefinition {
-        name: CONNECT_DURATION,
-        kind: MetricKind::Histogram,
-        labels: &["cluster"],
-        help: "Time to establish a Fluss connection",
-    },
-    MetricDefinition {
-        name: CONNECTIONS_CREATED,
-        kind: MetricKind::Counter,
-        labels: &["cluster"],
-        help: "Fluss connections opened, for any identity",
-    },
-    MetricDefinition {
-        name: CONNECTIONS_CLOSED,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "reason"],
-        help: "Fluss connections closed: probe_failed, failures, idle, capacity or shutdown",
-    },
-    MetricDefinition {
-        name: CONNECTIONS_ACTIVE,
-        kind: MetricKind::Gauge,
-        labels: &["cluster"],
-        help: "Fluss connections this process holds",
-    },
-    MetricDefinition {
-        name: TABLE_FILLS,
-        kind: MetricKind::Counter,
-        labels: &["cluster"],
-        help: "Table handles built from cluster metadata",
-    },
-    MetricDefinition {
-        name: TABLE_INVALIDATIONS,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "reason"],
-        help: "Cached table handles dropped",
-    },
+    MetricDefinition::counter(
+        CONNECTS,
+        &["cluster", "identity", "result"],
+        "Fluss connection attempts",
+    ),
+    MetricDefinition::counter(
+        RECONNECTS,
+        &["cluster", "identity", "reason"],
+        "Fluss connections rebuilt after they proved dead",
+    ),
+    MetricDefinition::counter(
+        PROBES,
+        &["cluster", "identity", "result"],
+        "Health probes of suspect or idle connections",
+    ),
+    MetricDefinition::counter(
+        CALL_FAILURES,
+        &["cluster", "identity", "kind"],
+        "Fluss calls that timed out or failed at the connection level",
+    ),
+    MetricDefinition::histogram(
+        CONNECT_DURATION,
+        &["cluster"],
+        "Time to establish a Fluss connection",
+    ),
+    MetricDefinition::counter(
+        CONNECTIONS_CREATED,
+        &["cluster"],
+        "Fluss connections opened, for any identity",
+    ),
+    MetricDefinition::counter(
+        CONNECTIONS_CLOSED,
+        &["cluster", "reason"],
+        "Fluss connections closed: probe_failed, failures, idle, capacity or shutdown",
+    ),
+    MetricDefinition::gauge(
+        CONNECTIONS_ACTIVE,
+        &["cluster"],
+        "Fluss connections this process holds",
+    ),
+    MetricDefinition::counter(
+        TABLE_FILLS,
+        &["cluster"],
+        "Table handles built from cluster metadata",
+    ),
+    MetricDefinition::counter(
+        TABLE_INVALIDATIONS,
+        &["cluster", "reason"],
+        "Cached table handles dropped",
+    ),
 ];
 
 /// Registers the descriptions of [`METRIC_DEFINITIONS`] with the installed recorder.
@@ -139,7 +129,7 @@ pub struct PoolStats {
     pub retired: u64,
     /// Table handles built from cluster metadata (first use, or the table changed).
     pub table_fills: u64,
-    /// `with_table` retries on a fresh handle after a cached one proved stale.
+    /// `with_table_on` retries on a fresh handle after a cached one proved stale.
     pub stale_table_retries: u64,
 }
 
@@ -227,7 +217,7 @@ impl Stats {
         metrics::counter!(TABLE_FILLS, "cluster" => cluster.to_owned()).increment(1);
     }
 
-    /// `with_table` retried on a fresh handle.
+    /// `with_table_on` retried on a fresh handle.
     pub(crate) fn record_stale_table_retry(&self) {
         bump(&self.stale_table_retries);
     }
@@ -247,28 +237,13 @@ fn bump(counter: &AtomicU64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
 
     #[test]
     fn the_inventory_is_unique_and_bounded() {
-        let mut names = BTreeSet::new();
-        for d in METRIC_DEFINITIONS {
-            assert!(names.insert(d.name), "duplicate {}", d.name);
-            assert!(d.name.starts_with("fluss_gateway_"), "{}", d.name);
-            assert_eq!(
-                d.name.ends_with("_total"),
-                d.kind == MetricKind::Counter,
-                "{}: `_total` names exactly the counters",
-                d.name
-            );
-            // Unbounded labels (user names, table names, addresses) are not allowed.
-            for l in d.labels {
-                assert!(
-                    ["cluster", "identity", "result", "reason", "kind"].contains(l),
-                    "{}: label {l}",
-                    d.name
-                );
-            }
-        }
+        // Unbounded labels (user names, table names, addresses) are not allowed.
+        gateway_telemetry::families::assert_inventory(
+            METRIC_DEFINITIONS,
+            &["cluster", "identity", "result", "reason", "kind"],
+        );
     }
 }

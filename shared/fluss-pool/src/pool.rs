@@ -8,66 +8,32 @@
 //! the connection if the probe fails (twice the failures rebuild without a probe). A replaced
 //! connection is closed in the background; requests still holding it finish on it.
 
+mod connect;
+mod probe;
+mod retire;
+mod slot;
+
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fluss::client::FlussConnection;
 use fluss::metadata::TablePath;
-use fluss::rpc::FlussError as FlussCode;
 use gateway_core::{ErrorCode, GatewayError};
 
+use self::connect::connect;
+use self::probe::{ProbeOutcome, probe};
+use self::retire::{close_all, evict_users, retire};
+use self::slot::{FillState, Slot};
 use crate::Deadline;
-use crate::config::{ClusterConfig, PoolConfig, format_duration};
+use crate::config::{ClusterConfig, PoolConfig};
 use crate::connection::PooledConnection;
-use crate::health::{Action, ProbeReason};
+use crate::health::Action;
 use crate::identity::Identity;
 use crate::metrics::{PoolStats, Stats};
 use crate::table::TableHandle;
-
-/// Bound on draining a retired connection's writer in the background.
-const RETIRE_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// State only the connecting request touches (behind the slot's async lock).
-#[derive(Default)]
-struct FillState {
-    /// Last failed attempt not caused by its caller's own deadline: (attempt number, error).
-    last_failure: Option<(u64, GatewayError)>,
-    /// Generation of the last connection made.
-    generation: u64,
-    /// Why the previous connection was retired, until its replacement is made.
-    retired_because: Option<&'static str>,
-}
-
-/// One (cluster, identity) entry.
-struct Slot {
-    current: RwLock<Option<Arc<PooledConnection>>>,
-    fill: tokio::sync::Mutex<FillState>,
-    attempts: AtomicU64,
-    /// Milliseconds since the pool was made, at the last request for this slot.
-    last_used_ms: AtomicU64,
-}
-
-impl Slot {
-    fn current(&self) -> Option<Arc<PooledConnection>> {
-        self.current.read().ok().and_then(|g| g.clone())
-    }
-
-    fn set(&self, conn: Option<Arc<PooledConnection>>) {
-        if let Ok(mut g) = self.current.write() {
-            *g = conn;
-        }
-    }
-}
-
-enum ProbeOutcome {
-    Passed,
-    Failed,
-    /// The caller's deadline ended the probe: no verdict on the connection.
-    CutShort,
-}
 
 struct Inner {
     created: Instant,
@@ -183,12 +149,7 @@ impl Pool {
         if matches!(identity, Identity::User(_)) {
             evict_users(&mut slots, config, now);
         }
-        let slot = Arc::new(Slot {
-            current: RwLock::new(None),
-            fill: tokio::sync::Mutex::new(FillState::default()),
-            attempts: AtomicU64::new(0),
-            last_used_ms: AtomicU64::new(now),
-        });
+        let slot = Arc::new(Slot::new(now));
         slots.insert(key, slot.clone());
         Ok(slot)
     }
@@ -228,59 +189,63 @@ impl Pool {
         let mut state = deadline
             .bound("connecting to Fluss", slot.fill.lock())
             .await?;
-
-        if let Some(conn) = slot.current() {
-            match conn.health.decide(&config.health) {
-                Action::Use => return Ok(conn),
-                Action::Probe(reason) => match self.probe(&conn, reason, deadline).await {
-                    ProbeOutcome::Passed => return Ok(conn),
-                    ProbeOutcome::CutShort => {
-                        return Err(deadline.timeout_error("checking the Fluss connection"));
-                    }
-                    ProbeOutcome::Failed => self.retire(&slot, &mut state, conn, "probe_failed"),
-                },
-                Action::Rebuild => self.retire(&slot, &mut state, conn, "failures"),
-            }
-        }
-
-        // Waiters of a failed connect share its verdict instead of queueing their own.
-        if let Some((attempt, error)) = &state.last_failure
-            && *attempt > attempts_seen
+        if let Some(checked) = self
+            .check_current(&config, &slot, &mut state, deadline)
+            .await
         {
-            return Err(error.clone());
+            return checked;
         }
+        // Waiters of a failed connect share its verdict instead of queueing their own.
+        if let Some(error) = state.failure_since(attempts_seen) {
+            return Err(error);
+        }
+        self.fill(&config, identity, &slot, &mut state, deadline)
+            .await
+    }
+
+    /// The decision taken under the lock on the connection another request may have made or
+    /// judged meanwhile: hand it out, probe it first, or retire it (`None`: connect anew).
+    async fn check_current(
+        &self,
+        config: &ClusterConfig,
+        slot: &Slot,
+        state: &mut FillState,
+        deadline: &Deadline,
+    ) -> Option<Result<Arc<PooledConnection>, GatewayError>> {
+        let conn = slot.current()?;
+        let stats = &self.inner.stats;
+        match conn.health.decide(&config.health) {
+            Action::Use => return Some(Ok(conn)),
+            Action::Probe(reason) => match probe(stats, &conn, reason, deadline).await {
+                ProbeOutcome::Passed => return Some(Ok(conn)),
+                ProbeOutcome::CutShort => {
+                    return Some(Err(deadline.timeout_error("checking the Fluss connection")));
+                }
+                ProbeOutcome::Failed => retire(stats, slot, state, conn, "probe_failed"),
+            },
+            Action::Rebuild => retire(stats, slot, state, conn, "failures"),
+        }
+        None
+    }
+
+    /// One connect attempt for `slot`, its outcome recorded: the new connection installed, or
+    /// the failure kept for the requests waiting on this attempt.
+    async fn fill(
+        &self,
+        config: &Arc<ClusterConfig>,
+        identity: &Identity,
+        slot: &Slot,
+        state: &mut FillState,
+        deadline: &Deadline,
+    ) -> Result<Arc<PooledConnection>, GatewayError> {
+        let cluster = config.id.as_str();
         let attempt = slot
             .attempts
             .fetch_add(1, Ordering::AcqRel)
             .saturating_add(1);
         let started = Instant::now();
-        match self.connect(&config, identity, deadline).await {
-            Ok(fluss) => {
-                state.generation = state.generation.saturating_add(1);
-                state.last_failure = None;
-                let conn = Arc::new(PooledConnection::new(
-                    fluss,
-                    config.clone(),
-                    identity.kind(),
-                    state.generation,
-                    self.inner.stats.clone(),
-                ));
-                slot.set(Some(conn.clone()));
-                let elapsed = started.elapsed();
-                let stats = &self.inner.stats;
-                stats.record_connect(cluster, identity.kind(), elapsed);
-                if let Some(reason) = state.retired_because.take() {
-                    stats.record_reconnect(cluster, identity.kind(), reason);
-                }
-                tracing::info!(
-                    cluster,
-                    identity = identity.kind(),
-                    generation = state.generation,
-                    elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-                    "connected to Fluss"
-                );
-                Ok(conn)
-            }
+        match connect(config, identity, deadline).await {
+            Ok(fluss) => Ok(self.install(fluss, config, identity, slot, state, started)),
             Err(failure) => {
                 let result = if failure.by_caller_deadline {
                     "timeout"
@@ -298,133 +263,41 @@ impl Pool {
         }
     }
 
-    async fn connect(
+    /// Puts the connection just made (`started` ago) into `slot` as its next generation.
+    fn install(
         &self,
-        config: &ClusterConfig,
+        fluss: FlussConnection,
+        config: &Arc<ClusterConfig>,
         identity: &Identity,
-        deadline: &Deadline,
-    ) -> Result<FlussConnection, ConnectFailure> {
-        let client_config = config
-            .client_config(identity)
-            .map_err(|error| ConnectFailure {
-                error,
-                by_caller_deadline: false,
-            })?;
-        // fluss-rs bounds only the TCP connect; a server that accepts and never answers would
-        // hang the handshake forever, so the whole connect is bounded here.
-        let by_caller_deadline =
-            deadline.instant() <= tokio::time::Instant::now() + config.connect_timeout;
-        let bound = deadline.capped(config.connect_timeout);
-        match bound.race(FlussConnection::new(client_config)).await {
-            Some(Ok(conn)) => Ok(conn),
-            None if by_caller_deadline => Err(ConnectFailure {
-                error: deadline.timeout_error("connecting to Fluss"),
-                by_caller_deadline: true,
-            }),
-            None => {
-                tracing::warn!(
-                    cluster = %config.id,
-                    timeout = %format_duration(config.connect_timeout),
-                    "Fluss connect timed out"
-                );
-                Err(ConnectFailure {
-                    error: GatewayError::new(
-                        ErrorCode::Unavailable,
-                        format!(
-                            "cluster `{}` did not answer within {}",
-                            config.id,
-                            format_duration(config.connect_timeout)
-                        ),
-                    ),
-                    by_caller_deadline: false,
-                })
-            }
-            Some(Err(e)) => {
-                tracing::warn!(cluster = %config.id, error = %e, "Fluss connect failed");
-                Err(ConnectFailure {
-                    error: connect_error(&config.id, identity, &e),
-                    by_caller_deadline: false,
-                })
-            }
-        }
-    }
-
-    async fn probe(
-        &self,
-        conn: &PooledConnection,
-        reason: ProbeReason,
-        deadline: &Deadline,
-    ) -> ProbeOutcome {
-        let timeout = conn.cluster().health.probe_timeout;
-        let by_caller_deadline = deadline.instant() <= tokio::time::Instant::now() + timeout;
-        let bound = deadline.capped(timeout);
-        let started = Instant::now();
-        // get_server_nodes re-bootstraps from the configured servers: it also notices a moved
-        // coordinator. (get_cluster_health is not served by 0.9.x servers.)
-        let outcome = bound
-            .race(async { conn.fluss().get_admin()?.get_server_nodes().await })
-            .await;
-        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let verdict = match &outcome {
-            Some(Ok(_)) => ProbeOutcome::Passed,
-            None if by_caller_deadline => ProbeOutcome::CutShort,
-            _ => ProbeOutcome::Failed,
-        };
-        let stats = &self.inner.stats;
-        let word = match verdict {
-            ProbeOutcome::Passed => {
-                conn.health.record_probe_ok();
-                stats.record_probe(conn.cluster_id(), conn.identity_kind(), true);
-                "ok"
-            }
-            ProbeOutcome::Failed => {
-                stats.record_probe(conn.cluster_id(), conn.identity_kind(), false);
-                "failed"
-            }
-            ProbeOutcome::CutShort => "cut_short",
-        };
-        let error = match &outcome {
-            Some(Err(e)) => e.to_string(),
-            None => "timed out".to_owned(),
-            Some(Ok(_)) => String::new(),
-        };
-        tracing::info!(
-            cluster = conn.cluster_id(),
-            identity = conn.identity_kind(),
-            generation = conn.generation(),
-            reason = reason.as_str(),
-            result = word,
-            elapsed_ms,
-            error,
-            "probed Fluss connection"
-        );
-        verdict
-    }
-
-    fn retire(
-        &self,
         slot: &Slot,
         state: &mut FillState,
-        conn: Arc<PooledConnection>,
-        reason: &'static str,
-    ) {
-        slot.set(None);
-        state.retired_because = Some(reason);
-        self.inner.stats.record_retired();
-        tracing::warn!(
-            cluster = conn.cluster_id(),
-            identity = conn.identity_kind(),
-            generation = conn.generation(),
-            reason,
-            "retiring Fluss connection; the next request reconnects"
-        );
-        // Closing drains its writer, which can take the whole timeout on a dead cluster: never
-        // on the request's path.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                conn.close(RETIRE_CLOSE_TIMEOUT, reason).await;
-            });
+        started: Instant,
+    ) -> Arc<PooledConnection> {
+        let cluster = config.id.as_str();
+        state.generation = state.generation.saturating_add(1);
+        state.last_failure = None;
+        let conn = Arc::new(PooledConnection::new(
+            fluss,
+            config.clone(),
+            identity.kind(),
+            state.generation,
+            self.inner.stats.clone(),
+        ));
+        slot.set(Some(conn.clone()));
+        let elapsed = started.elapsed();
+        let stats = &self.inner.stats;
+        stats.record_connect(cluster, identity.kind(), elapsed);
+        if let Some(reason) = state.retired_because.take() {
+            stats.record_reconnect(cluster, identity.kind(), reason);
         }
+        tracing::info!(
+            cluster,
+            identity = identity.kind(),
+            generation = state.generation,
+            elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            "connected to Fluss"
+        );
+        conn
     }
 
     /// The cached handle of `path` on the connection for (`cluster`, `identity`).
@@ -440,7 +313,9 @@ impl Pool {
         Ok((conn, handle))
     }
 
-    /// Runs `op` with the connection and the cached handle of `path`. If `op` fails with
+    /// Runs `op` with `conn` (a connection of this pool, from [`Pool::connection`], which the
+    /// caller keeps: after a failure it can ask the cluster a follow-up question on it, such as
+    /// whether the database is there) and the cached handle of `path`. If `op` fails with
     /// `table_not_found` on a handle that came from the cache, the table may have been dropped
     /// and recreated since: the handle is discarded and `op` runs once more on a fresh one
     /// (a truly missing table then fails the refill with `table_not_found`).
@@ -452,10 +327,9 @@ impl Pool {
     /// 404 for a dropped table and uses the new id of a recreated one. An
     /// unknown column ([`GatewayError::is_unknown_column`], raised while decoding, before any
     /// send) on a cached handle likewise reloads the schema and runs `op` once more.
-    pub async fn with_table<T, F, Fut>(
+    pub async fn with_table_on<T, F, Fut>(
         &self,
-        cluster: &str,
-        identity: &Identity,
+        conn: &Arc<PooledConnection>,
         path: &TablePath,
         deadline: &Deadline,
         op: F,
@@ -464,7 +338,7 @@ impl Pool {
         F: Fn(Arc<PooledConnection>, Arc<TableHandle>) -> Fut,
         Fut: Future<Output = Result<T, GatewayError>>,
     {
-        let conn = self.connection(cluster, identity, deadline).await?;
+        let cluster = conn.cluster_id();
         let resolved = conn.resolve_table(path, deadline).await?;
         let handle = resolved.handle;
         match op(conn.clone(), handle.clone()).await {
@@ -481,7 +355,7 @@ impl Pool {
                 conn.discard_table(&handle);
                 self.inner.stats.record_stale_table_retry();
                 let fresh = conn.table(path, deadline).await?;
-                op(conn, fresh).await
+                op(conn.clone(), fresh).await
             }
             Err(e) if e.is_unknown_column() && !resolved.validated_now => {
                 // A column added outside the gateway is not in the cached schema until its
@@ -495,7 +369,7 @@ impl Pool {
                 conn.invalidate_table(path);
                 self.inner.stats.record_stale_table_retry();
                 let fresh = conn.table(path, deadline).await?;
-                op(conn, fresh).await
+                op(conn.clone(), fresh).await
             }
             other => other,
         }
@@ -529,103 +403,7 @@ impl Pool {
             Ok(slots) => slots.values().cloned().collect(),
             Err(_) => Vec::new(),
         };
-        let conns: Vec<Arc<PooledConnection>> = slots
-            .iter()
-            .filter_map(|slot| {
-                let conn = slot.current();
-                slot.set(None);
-                conn
-            })
-            .collect();
-        // Sequential is fine: a container holds one connection per identity in use.
-        let _ = tokio::time::timeout(timeout, async {
-            for conn in &conns {
-                conn.close(timeout, "shutdown").await;
-            }
-        })
-        .await;
-    }
-}
-
-/// Makes room for one more per-caller slot of `config`'s cluster: slots unused for the idle
-/// timeout go, then the least recently used until one fewer than the cap remain. An evicted
-/// connection is closed once no request holds it any more (bounded wait), so a caller in flight
-/// is never cut off.
-fn evict_users(
-    slots: &mut HashMap<(String, Identity), Arc<Slot>>,
-    config: &ClusterConfig,
-    now: u64,
-) {
-    let idle_ms = u64::try_from(config.user_idle_timeout.as_millis()).unwrap_or(u64::MAX);
-    let mut users: Vec<((String, Identity), u64)> = slots
-        .iter()
-        .filter(|((c, id), _)| *c == config.id && matches!(id, Identity::User(_)))
-        .map(|(k, slot)| (k.clone(), slot.last_used_ms.load(Ordering::Acquire)))
-        .collect();
-    users.sort_by_key(|(_, used)| *used);
-    let keep = config.max_user_connections.saturating_sub(1);
-    let excess = users.len().saturating_sub(keep);
-    for (i, (key, used)) in users.into_iter().enumerate() {
-        let idle = now.saturating_sub(used) >= idle_ms;
-        if i >= excess && !idle {
-            continue;
-        }
-        let Some(slot) = slots.remove(&key) else {
-            continue;
-        };
-        let reason = if idle { "idle" } else { "capacity" };
-        tracing::info!(cluster = %config.id, reason, "closing a per-caller Fluss connection");
-        if let Some(conn) = slot.current() {
-            slot.set(None);
-            close_when_unused(conn, reason);
-        }
-    }
-}
-
-/// Closes `conn` once only this task holds it (at most 30 s later), off the request path.
-fn close_when_unused(conn: Arc<PooledConnection>, reason: &'static str) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    runtime.spawn(async move {
-        let until = Instant::now() + Duration::from_secs(30);
-        while Arc::strong_count(&conn) > 1 && Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        conn.close(Duration::from_secs(1), reason).await;
-    });
-}
-
-struct ConnectFailure {
-    error: GatewayError,
-    /// The caller's own deadline ended the attempt: it says nothing about the cluster.
-    by_caller_deadline: bool,
-}
-
-/// A failed connect in client-safe words: the caller did nothing wrong unless it brought its
-/// own (rejected) credentials.
-fn connect_error(cluster: &str, identity: &Identity, e: &fluss::error::Error) -> GatewayError {
-    let code = match e {
-        fluss::error::Error::FlussAPIError { api_error } => {
-            Some(FlussCode::for_code(api_error.code))
-        }
-        _ => None,
-    };
-    match (code, identity) {
-        (Some(FlussCode::AuthenticateException), Identity::User(_)) => GatewayError::new(
-            ErrorCode::Unauthenticated,
-            format!("cluster `{cluster}` rejected the caller's Fluss credentials"),
-        ),
-        (Some(FlussCode::AuthenticateException | FlussCode::AuthorizationException), _) => {
-            GatewayError::new(
-                ErrorCode::Unavailable,
-                format!("the gateway could not authenticate to cluster `{cluster}`"),
-            )
-        }
-        _ => GatewayError::new(
-            ErrorCode::Unavailable,
-            format!("cluster `{cluster}` is unreachable"),
-        ),
+        close_all(&slots, timeout).await;
     }
 }
 
@@ -734,13 +512,13 @@ mod tests {
         // Built, never polled: only their types are checked.
         send(pool.connection("c", &Identity::Service, &deadline));
         send(pool.table("c", &Identity::Service, &path, &deadline));
-        send(pool.with_table(
-            "c",
-            &Identity::Service,
-            &path,
-            &deadline,
-            |_conn, _handle| async { Ok::<_, GatewayError>(()) },
-        ));
+        send(async {
+            let conn = pool.connection("c", &Identity::Service, &deadline).await?;
+            pool.with_table_on(&conn, &path, &deadline, |_conn, _handle| async {
+                Ok::<_, GatewayError>(())
+            })
+            .await
+        });
         send(pool.shutdown(Duration::from_millis(1)));
     }
 }

@@ -126,7 +126,7 @@ fn describe_char(c: char) -> String {
 }
 
 /// A refused string as messages show it: escaped (no raw control characters reach a log or a
-/// terminal) and cut to [`SHOWN_CHARS`].
+/// terminal) and cut to `SHOWN_CHARS`.
 pub fn shown(s: &str) -> String {
     let mut out = String::from("`");
     for c in s.chars().take(SHOWN_CHARS) {

@@ -126,18 +126,13 @@ const fn route(
     }
 }
 
-const fn extension(
-    method: &'static str,
-    path: &'static str,
-    function: &'static str,
-    operation: Operation,
-) -> Route {
-    Route {
-        method,
-        path,
-        function,
-        operation,
-        extension: true,
+impl Route {
+    /// The same route, marked as an operation the Apache Fluss Gateway 1.0 does not have.
+    const fn as_extension(self) -> Route {
+        Route {
+            extension: true,
+            ..self
+        }
     }
 }
 
@@ -159,10 +154,10 @@ pub const ROUTES: &[Route] = &[
     route("POST", PARTITIONS, FUNCTION_DDL, Operation::Ddl),
     route("DELETE", PARTITION, FUNCTION_DDL, Operation::Ddl),
     route("POST", RECORDS, FUNCTION_WRITE, Operation::Write),
-    extension("POST", LOOKUP, FUNCTION_LOOKUP, Operation::Read),
-    extension("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP, Operation::Read),
-    extension("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config),
-    extension("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config),
+    route("POST", LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
+    route("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
+    route("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
+    route("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
 ];
 
 /// The routes one Lambda function serves, in table order.

@@ -3,8 +3,9 @@
 //! booleans), the one reader every owner of keys uses, and the start-up check that refuses any
 //! `gateway.*` key or `FLUSS_GATEWAY__*` variable nobody owns, naming the nearest known key.
 //!
-//! Each crate owns its keys and declares them once as [`Key`] rows (`KEYS` consts); the union of
-//! those rows is the registry `docs/configuration.md` is checked against. Values are never
+//! Every key is declared once as a [`Key`] row in [`keys`], grouped by the crate that reads it;
+//! [`keys::registry`] is the list `docs/configuration.md` is checked against and the start-up
+//! check of every function uses. Values are never
 //! echoed in a problem, only key names: a value may be a secret.
 //!
 //! Refuses: reading `std::env` (callers pass the environment as a map, so tests never mutate
@@ -14,6 +15,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::error::GatewayError;
+
+pub mod keys;
 
 /// Prefix of the environment form of every key.
 pub const ENV_PREFIX: &str = "FLUSS_GATEWAY__";
@@ -85,9 +88,72 @@ pub fn env_var_name(dotted_key: &str) -> String {
         if i > 0 {
             out.push_str("__");
         }
-        out.push_str(&part.to_ascii_uppercase().replace('-', "_"));
+        out.push_str(&env_part(part));
     }
     out
+}
+
+/// The environment form of one part of a key (a setting, a cluster id, a route name):
+/// upper-cased, `-` → `_`. Two names with the same environment form are one name.
+pub fn env_part(part: &str) -> String {
+    part.to_ascii_uppercase().replace('-', "_")
+}
+
+/// A key of a per-name namespace (`gateway.cluster.<id>.…`, `gateway.ingest.route.<name>.…`),
+/// split by [`named`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedKey<'a> {
+    /// The name as written: as given in the dotted form, upper-case in the environment form.
+    pub name: &'a str,
+    /// Whether the key was given in the environment form.
+    pub env: bool,
+    /// The setting in dotted form (`writer.batch-size`), whichever form the key was given in.
+    pub setting: String,
+}
+
+/// Splits `key` when it lies under the per-name namespace `prefix` (dotted, ending in `.`) in
+/// either form: `<prefix><name>.<setting>` or `<PREFIX>__<NAME>__<SETTING>`. `None` when it
+/// does not, and when it does but names no setting: that is a problem, recorded with the
+/// expected shape, `placeholder` saying what the names are (`id`, `name`). Which names are
+/// listed and which settings exist is the owner's to check.
+pub fn named<'a>(
+    key: &'a str,
+    prefix: &str,
+    placeholder: &str,
+    problems: &mut Vec<String>,
+) -> Option<NamedKey<'a>> {
+    if let Some(rest) = key.strip_prefix(prefix) {
+        let Some((name, setting)) = rest.split_once('.') else {
+            problems.push(format!(
+                "`{key}`: unknown key (expected `{prefix}<{placeholder}>.<setting>`)"
+            ));
+            return None;
+        };
+        return Some(NamedKey {
+            name,
+            env: false,
+            setting: setting.to_owned(),
+        });
+    }
+    let env_prefix = env_var_name(prefix.trim_end_matches('.')) + "__";
+    let rest = key.strip_prefix(&env_prefix)?;
+    let Some((name, setting)) = rest.split_once("__") else {
+        problems.push(format!(
+            "`{key}`: unknown variable (expected `{env_prefix}<{}>__<SETTING>`)",
+            placeholder.to_ascii_uppercase()
+        ));
+        return None;
+    };
+    let setting = setting
+        .split("__")
+        .map(|p| p.to_ascii_lowercase().replace('_', "-"))
+        .collect::<Vec<_>>()
+        .join(".");
+    Some(NamedKey {
+        name,
+        env: true,
+        setting,
+    })
 }
 
 /// Parses a duration as Fluss writes them: `500ms`, `10s`, `2min`, `1h`; a bare number is
@@ -452,6 +518,40 @@ mod tests {
                 "`gateway.lambda.deadline-margn`: unknown key (did you mean `gateway.rest.request-timeout`?)",
             ]
         );
+    }
+
+    #[test]
+    fn named_keys_split_in_either_form_and_a_missing_setting_is_a_problem() {
+        let mut problems = Vec::new();
+        let mut split = |key| named(key, "gateway.x.item.", "id", &mut problems);
+        assert_eq!(
+            split("gateway.x.item.Main-1.writer.batch-size"),
+            Some(NamedKey {
+                name: "Main-1",
+                env: false,
+                setting: "writer.batch-size".to_owned(),
+            })
+        );
+        assert_eq!(
+            split("FLUSS_GATEWAY__X__ITEM__MAIN_1__WRITER__BATCH_SIZE"),
+            Some(NamedKey {
+                name: "MAIN_1",
+                env: true,
+                setting: "writer.batch-size".to_owned(),
+            })
+        );
+        assert_eq!(split("gateway.x.items"), None);
+        assert_eq!(split("FLUSS_GATEWAY__X__ITEMS"), None);
+        assert_eq!(split("gateway.x.item.main"), None);
+        assert_eq!(split("FLUSS_GATEWAY__X__ITEM__MAIN"), None);
+        assert_eq!(
+            problems,
+            [
+                "`gateway.x.item.main`: unknown key (expected `gateway.x.item.<id>.<setting>`)",
+                "`FLUSS_GATEWAY__X__ITEM__MAIN`: unknown variable (expected `FLUSS_GATEWAY__X__ITEM__<ID>__<SETTING>`)",
+            ]
+        );
+        assert_eq!(env_part("main-1"), "MAIN_1");
     }
 
     #[test]

@@ -92,12 +92,7 @@ pub(crate) fn percent_decode(text: &str) -> Option<String> {
 /// Whether `value` is a newline-delimited JSON media type (`application/x-ndjson`,
 /// `application/ndjson`, `application/jsonl`).
 pub fn is_ndjson_media_type(value: &str) -> bool {
-    let media = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let media = media_type(value);
     matches!(
         media.as_str(),
         "application/x-ndjson" | "application/ndjson" | "application/jsonl"
@@ -150,13 +145,18 @@ fn unsupported_coding(what: &str) -> GatewayError {
 
 /// Whether `value` (a `Content-Type`) names JSON (`application/json` or `application/*+json`).
 pub fn is_json_media_type(value: &str) -> bool {
-    let media = value
+    let media = media_type(value);
+    media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
+}
+
+/// The media type of a `Content-Type` value, lower-cased, without its parameters.
+fn media_type(value: &str) -> String {
+    value
         .split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase();
-    media == "application/json" || (media.starts_with("application/") && media.ends_with("+json"))
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]

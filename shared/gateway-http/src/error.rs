@@ -92,6 +92,31 @@ pub(crate) fn framework_error(status: StatusCode, method: &str) -> GatewayError 
     GatewayError::new(code, message)
 }
 
+/// A handler's error: rendered by the request-context middleware, the one place that knows the
+/// request id, through `crate::error_response`.
+#[derive(Debug)]
+pub struct ApiError(pub GatewayError);
+
+impl From<GatewayError> for ApiError {
+    fn from(e: GatewayError) -> Self {
+        ApiError(e)
+    }
+}
+
+/// The error a handler returned, carried in the response extensions to the middleware.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingError(pub(crate) GatewayError);
+
+impl axum::response::IntoResponse for ApiError {
+    fn into_response(self) -> axum::response::Response {
+        let status = axum::http::StatusCode::from_u16(self.0.http_status())
+            .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = status.into_response();
+        response.extensions_mut().insert(PendingError(self.0));
+        response
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

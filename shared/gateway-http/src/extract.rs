@@ -9,8 +9,7 @@ use std::convert::Infallible;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::request::Parts;
+use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderMap, Uri};
 use gateway_core::GatewayError;
 use gateway_core::wire::{
@@ -20,45 +19,6 @@ use gateway_core::wire::{
 use serde::de::DeserializeOwned;
 
 use crate::checks::{body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query};
-use crate::middleware::RequestCtx;
-
-impl<S: Send + Sync> FromRequestParts<S> for RequestCtx {
-    type Rejection = ApiError;
-
-    /// The context the middleware stamped; a router built without it is a wiring bug (500).
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        parts
-            .extensions
-            .get::<RequestCtx>()
-            .cloned()
-            .ok_or_else(|| ApiError(GatewayError::internal("the request context is missing")))
-    }
-}
-
-/// A handler's error: rendered by the request-context middleware, the one place that knows the
-/// request id, through `crate::error_response`.
-#[derive(Debug)]
-pub struct ApiError(pub GatewayError);
-
-impl From<GatewayError> for ApiError {
-    fn from(e: GatewayError) -> Self {
-        ApiError(e)
-    }
-}
-
-/// The error a handler returned, carried in the response extensions to the middleware.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingError(pub(crate) GatewayError);
-
-impl axum::response::IntoResponse for ApiError {
-    fn into_response(self) -> axum::response::Response {
-        let status = axum::http::StatusCode::from_u16(self.0.http_status())
-            .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
-        let mut response = status.into_response();
-        response.extensions_mut().insert(PendingError(self.0));
-        response
-    }
-}
 
 /// The query, headers and body of a request, read but not judged.
 pub struct Input {

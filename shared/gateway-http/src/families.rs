@@ -5,19 +5,22 @@ use std::collections::BTreeMap;
 
 use axum::Router;
 use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
-use gateway_core::GatewayError;
-use gateway_core::settings::{self, Key};
 
 use gateway_auth::{AuthSettings, Authenticator};
 
 use crate::records::idempotency::{Idempotency, IdempotencySettings};
 use crate::server::ServerSettings;
 
-use crate::{
-    App, CatalogOptions, CatalogState, ConfigOptions, ConfigState, DEFAULT_MAX_REQUEST_BYTES,
-    LookupLimits, LookupState, WriteLimits, WriteState, build_secured_router, catalog_routes,
-    config_problems, config_routes, lookup_routes, new_pool, write_routes,
+use gateway_runtime::{
+    App, check_unknown_keys, config_problems, new_pool, resolve_secret_references,
 };
+
+use crate::catalog::{CatalogOptions, CatalogState, catalog_routes};
+use crate::cluster_configs::{ConfigOptions, ConfigState, config_routes};
+use crate::entry::http_app;
+use crate::lookup::{LookupLimits, LookupState, lookup_routes};
+use crate::middleware::{DEFAULT_MAX_REQUEST_BYTES, build_secured_router};
+use crate::records::{WriteLimits, WriteState, write_routes};
 
 /// A route family: the unit a function serves. A function's `main` names its families; the
 /// standalone server and the single-function deploy serve [`Family::ALL`].
@@ -101,120 +104,9 @@ struct FamilyParts<'a> {
     idempotency: &'a IdempotencySettings,
 }
 
-/// Every configuration key of the gateway outside the per-cluster namespace, from the crates
-/// that own them: the settings registry `docs/configuration.md` is checked against.
-pub fn settings_registry() -> Vec<Key> {
-    [
-        fluss_pool::config::KEYS,
-        fluss_pool::deadline::KEYS,
-        crate::catalog::options::KEYS,
-        crate::records::limits::KEYS,
-        crate::records::idempotency::KEYS,
-        crate::lookup::limits::KEYS,
-        crate::cluster_configs::KEYS,
-        gateway_auth::KEYS,
-        gateway_ingest::KEYS,
-        gateway_ingest::routes::KEYS,
-        crate::server::KEYS,
-    ]
-    .concat()
-}
-
-/// `env` with every `gateway.cluster.<id>.connection.service.secret-id` (either form) replaced by
-/// `…connection.service.secret` holding the password it names in Secrets Manager: the secret's
-/// string, or its `password` field when it is a JSON object (`{"username","password"}`, as the
-/// key tool's `set-identity` writes). Problems name keys and secret ids, never values.
-pub async fn resolve_secret_references(
-    env: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, String>, String> {
-    use fluss_pool::config::{SERVICE_SECRET_ID_KEY, SERVICE_SECRET_KEY};
-    // `.connection.service.secret-id` and `__CONNECTION__SERVICE__SECRET_ID`, and their targets.
-    let env_form = |key: &str| {
-        let full = settings::env_var_name(&format!("{}{key}", settings::DOTTED_PREFIX));
-        format!("__{}", &full[settings::ENV_PREFIX.len()..])
-    };
-    let (dotted_from, dotted_to) = (
-        format!(".{SERVICE_SECRET_ID_KEY}"),
-        format!(".{SERVICE_SECRET_KEY}"),
-    );
-    let (env_from, env_to) = (
-        env_form(SERVICE_SECRET_ID_KEY),
-        env_form(SERVICE_SECRET_KEY),
-    );
-    let references: Vec<(String, String, String)> = env
-        .iter()
-        .filter_map(|(name, id)| {
-            let target = if name.starts_with(fluss_pool::config::CLUSTER_KEY_PREFIX) {
-                name.strip_suffix(&dotted_from)
-                    .map(|stem| format!("{stem}{dotted_to}"))
-            } else if name.starts_with(settings::ENV_PREFIX) {
-                name.strip_suffix(&env_from)
-                    .map(|stem| format!("{stem}{env_to}"))
-            } else {
-                None
-            };
-            target.map(|target| (name.clone(), id.trim().to_owned(), target))
-        })
-        .collect();
-    if references.is_empty() {
-        return Ok(env.clone());
-    }
-    let source = gateway_auth::SecretsManager::from_map(env);
-    let mut resolved = env.clone();
-    let mut problems = Vec::new();
-    for (name, id, target) in references {
-        if env.contains_key(&target) {
-            problems.push(format!("`{name}` and `{target}`: set only one of them"));
-            continue;
-        }
-        match source.read_optional(&id).await {
-            Ok(Some(text)) => {
-                let password = serde_json::from_str::<serde_json::Value>(&text)
-                    .ok()
-                    .and_then(|v| {
-                        v.get("password")
-                            .and_then(|p| p.as_str())
-                            .map(str::to_owned)
-                    })
-                    .unwrap_or_else(|| text.trim().to_owned());
-                resolved.remove(&name);
-                resolved.insert(target, password);
-            }
-            Ok(None) => problems.push(format!("`{name}`: secret `{id}` does not exist")),
-            Err(why) => problems.push(format!("`{name}`: secret `{id}` cannot be read: {why}")),
-        }
-    }
-    if problems.is_empty() {
-        Ok(resolved)
-    } else {
-        Err(problems.join("; "))
-    }
-}
-
-/// Namespaces whose owner checks every key itself (`gateway.cluster.<id>.*`,
-/// `gateway.ingest.route.<name>.*`).
-const OWNED_NAMESPACES: [&str; 2] = [
-    fluss_pool::config::CLUSTER_KEY_PREFIX,
-    gateway_ingest::routes::ROUTE_KEY_PREFIX,
-];
-
-/// 400 naming every `gateway.*` key and `FLUSS_GATEWAY__*` variable of `env` that no part of
-/// the gateway reads, with the nearest known key: a typo must fail start-up, not keep a default.
-pub fn check_unknown_keys(env: &BTreeMap<String, String>) -> Result<(), GatewayError> {
-    let problems = settings::unknown_keys(env, &settings_registry(), &OWNED_NAMESPACES);
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(GatewayError::invalid(format!(
-            "unknown configuration: {}",
-            problems.join("; ")
-        )))
-    }
-}
-
 /// The catalog, write, lookup and config routes together, from one configuration map, over
 /// ONE pool: a request of any family reuses the warm connection another family opened.
-/// Every configuration problem of every family is reported at once (for [`crate::run_function`]).
+/// Every configuration problem of every family is reported at once (for [`run_families`]).
 pub fn gateway_router(env: &BTreeMap<String, String>) -> Result<Router, String> {
     family_router(env, &Family::ALL)
 }
@@ -234,7 +126,7 @@ pub fn family_router(
 const PREWARM_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What a function serving `families` runs: their router over one pool, the pool shut down
-/// when the process is told to stop (see [`crate::serve_app`]). The key document, when the
+/// when the process is told to stop (see [`gateway_runtime::serve_app`]). The key document, when the
 /// authentication mode has one, is read during init (the first request then pays nothing); a
 /// failure to read it is logged, not fatal: requests get 503 until it can be read. The service
 /// account's connection to each cluster is opened in the background meanwhile.
@@ -247,7 +139,13 @@ pub async fn family_app(
     // Every family reaches Fluss: the service connection is opened while the key store is read.
     pool.prewarm(PREWARM_BUDGET);
     auth.warm_up().await;
-    Ok(App::http(router).with_pool(pool).with_server(server))
+    Ok(http_app(router, server).with_pool(pool))
+}
+
+/// The whole life of a function serving `families` (`fluss-write` serves `[Family::WRITE]`,
+/// `fluss-gateway` [`Family::ALL`]): [`gateway_runtime::run_function`] over [`family_app`].
+pub async fn run_families(name: &'static str, families: &[Family]) -> std::process::ExitCode {
+    gateway_runtime::run_function(name, |env| async move { family_app(&env, families).await }).await
 }
 
 fn family_parts(
@@ -449,32 +347,6 @@ mod tests {
         let mut env = env();
         env.insert("FLUSS_BOOTSTRAP_PLAINTEXT".into(), "x".into());
         assert!(family_router(&env, &[Family::WRITE]).is_ok());
-    }
-
-    #[test]
-    fn every_key_of_the_registry_is_documented_in_both_forms() {
-        let docs = include_str!("../../../docs/configuration.md");
-        let registry = settings_registry();
-        assert!(registry.len() >= 14, "{}", registry.len());
-        for key in registry {
-            assert!(
-                docs.contains(&format!("`{}`", key.key)),
-                "docs lack {}",
-                key.key
-            );
-            assert!(
-                docs.contains(&format!("`{}`", key.env_name())),
-                "docs lack {}",
-                key.env_name()
-            );
-            if !key.default.is_empty() {
-                let row_start = docs
-                    .find(&format!("| `{}` |", key.key))
-                    .unwrap_or_else(|| panic!("no table row for {}", key.key));
-                let row = docs[row_start..].lines().next().unwrap_or_default();
-                assert!(row.contains(&format!("`{}`", key.default)), "{row}");
-            }
-        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use axum::{Json, Router, extract::State, routing::get};
 use serde::Serialize;
 
 use crate::checks::ensure_no_query;
-use crate::extract::ApiError;
+use crate::error::ApiError;
 
 /// Body of `GET /health`, as in the Fluss Gateway 1.0.
 #[derive(Debug, Serialize)]

@@ -22,33 +22,19 @@ use fluss_pool::DeadlinePolicy;
 use gateway_auth::{Authenticator, Caller, Object, Presented};
 use gateway_core::routes;
 
+use crate::context::RequestCtx;
+use crate::error::PendingError;
 use crate::error::{Enveloped, REQUEST_ID_HEADER, error_response, framework_error};
-use crate::extract::PendingError;
 
 /// Default cap on request bodies: 6 MiB, the Lambda synchronous payload limit (a larger body
 /// never reaches a function in Lambda, so the standalone server should not accept it either).
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 6 * 1024 * 1024;
 
-/// What a handler knows about its request besides the request itself, inserted by
-/// [`build_router`]'s middleware; a handler takes it as an argument. Always called `ctx`.
-#[derive(Debug, Clone)]
-pub struct RequestCtx {
-    /// Fresh UUID v4 per request, echoed in `x-request-id` and in error envelopes.
-    pub request_id: String,
-    /// Lambda's deadline for this invocation (epoch milliseconds), when running in Lambda.
-    pub lambda_deadline_ms: Option<u64>,
-    /// The call context every operation takes: the principal (anonymous until an
-    /// authentication layer sets it), the Fluss identity it acts as, and the deadline —
-    /// min(configured request timeout, Lambda's remaining time − margin) from the moment the
-    /// request arrived.
-    pub call: Call,
-}
-
 /// Wraps `routes` in the gateway's middleware, outermost first:
 ///
 /// 1. request context: a fresh request id (`x-request-id` on every response), the access log
 ///    line (method, route template, request id, status, elapsed ms; never bodies or secrets),
-///    and re-enveloping of any error response not rendered by [`error_response`] (the
+///    and re-enveloping of any error response not rendered by `error_response` (the
 ///    framework's 404, 405, 413, 415 and extractor rejections); a panicking handler answers
 ///    500 `internal` in the envelope (the panic text stays out of the body);
 /// 2. body codings: a `gzip`, `deflate` or `zstd` body (`Content-Encoding`) is decoded as it is
@@ -122,7 +108,7 @@ async fn refuse_declared_oversize(
     };
     match declared {
         Some(length) if length > u64::try_from(allowed).unwrap_or(u64::MAX) => {
-            axum::response::IntoResponse::into_response(crate::extract::ApiError(
+            axum::response::IntoResponse::into_response(crate::error::ApiError(
                 gateway_core::GatewayError::limit(format!(
                     "the request body is too large: `Content-Length` declares {length} bytes, \
                      the limit is {max_request_bytes}"
@@ -191,7 +177,6 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
             guard.deadlines.deadline(lambda_deadline_ms),
         ),
         request_id,
-        lambda_deadline_ms,
     };
     let inflight = Inflight::start();
     let (response, principal) = serve_request(&guard, ctx, req, next, &method, matched.as_deref())

@@ -21,24 +21,17 @@ use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use gateway_core::GatewayError;
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::error::{REQUEST_ID_HEADER, error_response};
-use crate::process::ServeError;
+use gateway_runtime::ServeError;
 
-/// `gateway.server.header-read-timeout`: how long a client may take to send a request head,
-/// counted from when the server starts waiting for it — on a new connection, and on a
-/// kept-alive one after each response, so it is the idle keep-alive timeout as well.
-pub const HEADER_READ_TIMEOUT_KEY: &str = "gateway.server.header-read-timeout";
-/// `gateway.server.body-read-timeout`: how long after its head a request body may take to
-/// arrive in full.
-pub const BODY_READ_TIMEOUT_KEY: &str = "gateway.server.body-read-timeout";
-/// `gateway.server.max-connections`: open client connections at once (clipped below the
-/// descriptor limit).
-pub const MAX_CONNECTIONS_KEY: &str = "gateway.server.max-connections";
+pub use gateway_core::settings::keys::server::{
+    BODY_READ_TIMEOUT_KEY, HEADER_READ_TIMEOUT_KEY, MAX_CONNECTIONS_KEY,
+};
 /// Default header-read (and idle keep-alive) timeout: ample for any client on a working
 /// network, short enough that held sockets are recycled long before the cap is a problem.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
@@ -55,28 +48,6 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 const RESERVED_DESCRIPTORS: usize = 256;
 
 const NAMESPACE: &str = "gateway.server.";
-
-/// The keys of the standalone server, for the settings registry.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        HEADER_READ_TIMEOUT_KEY,
-        Kind::Duration,
-        "15s",
-        "standalone server: time to send a request head, and how long a kept-alive connection may stay idle",
-    ),
-    Key::new(
-        BODY_READ_TIMEOUT_KEY,
-        Kind::Duration,
-        "30s",
-        "standalone server: time after its head for a request body to arrive in full",
-    ),
-    Key::new(
-        MAX_CONNECTIONS_KEY,
-        Kind::Count,
-        "10000",
-        "standalone server: open client connections at once, clipped below the descriptor limit",
-    ),
-];
 
 /// How the standalone server bounds its client connections (unused in Lambda).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -50,3 +50,38 @@ pub(crate) async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_
     }
     (status, body)
 }
+
+/// `routes` served as production serves them: [`crate::build_router`] with the default body
+/// limit and deadlines.
+pub(crate) fn served(routes: Router) -> Router {
+    crate::build_router(
+        routes,
+        crate::DEFAULT_MAX_REQUEST_BYTES,
+        fluss_pool::DeadlinePolicy::default(),
+    )
+}
+
+/// Sends each case to a fresh `app()` and checks its status and error code; `label` names the
+/// case in a failure.
+pub(crate) async fn expect_errors(
+    app: impl Fn() -> Router,
+    cases: Vec<(&str, Request<Body>, StatusCode, &str)>,
+) {
+    for (label, req, status, code) in cases {
+        let (got, body) = call(app(), req).await;
+        assert_eq!(got, status, "{label}: {body}");
+        assert_eq!(body["error"]["code"], code, "{label}: {body}");
+    }
+}
+
+/// Sends a sample API Gateway `event` (from `events/`) through lambda_http's own conversion, as
+/// in Lambda, to `app`, whose pool does not know the event's cluster: reaching the handler with
+/// a valid request answers 404 `cluster_not_found` without any I/O.
+pub(crate) async fn expect_event_reaches_handler(app: Router, event: &str) {
+    let req = lambda_http::request::from_str(event)
+        .unwrap()
+        .map(|b| Body::from(b.to_vec()));
+    let (status, body) = call(app, req).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+}

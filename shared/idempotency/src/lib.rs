@@ -18,11 +18,9 @@
 //! Refuses: keeping failed requests (a 4xx or 5xx releases the claim, so the retry runs again)
 //! and failing open (an unreachable store is a 503 before anything is written). Reading the
 //! key from a request's headers is the HTTP crate's (`gateway-http`, `records::idempotency`).
-#![warn(missing_docs)]
-#![cfg_attr(
-    not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
-)]
+
+// A unit test may be one long table of cases; production functions keep to clippy.toml's limit.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -31,20 +29,19 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 use gateway_core::wire::WriteResponse;
 use gateway_core::{ErrorCode, GatewayError};
 use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
 
-/// `gateway.rest.idempotency.table`: the DynamoDB table keeping keys; empty turns the
-/// `Idempotency-Key` header off (a request carrying it is then a 400, never silently at least
-/// once).
-pub const TABLE_KEY: &str = "gateway.rest.idempotency.table";
-/// `gateway.rest.idempotency.ttl`: how long a completed request's response is kept.
-pub const TTL_KEY: &str = "gateway.rest.idempotency.ttl";
+pub use gateway_core::settings::keys::idempotency::{TABLE_KEY, TTL_KEY};
 /// The default `gateway.rest.idempotency.ttl` (as the draft suggests: a day).
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long after the request's deadline an in-progress claim stays: time for the completion
@@ -56,22 +53,6 @@ pub const MAX_KEY_CHARS: usize = 255;
 pub const MAX_KEPT_BYTES: usize = 350 * 1024;
 
 const NAMESPACE: &str = "gateway.rest.idempotency.";
-
-/// The keys of the idempotency store, for the settings registry.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        TABLE_KEY,
-        Kind::Text,
-        "",
-        "DynamoDB table keeping Idempotency-Key records (empty: the header is refused)",
-    ),
-    Key::new(
-        TTL_KEY,
-        Kind::Duration,
-        "24h",
-        "how long the response of a request with an Idempotency-Key is kept",
-    ),
-];
 
 /// Settings of the idempotency store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,7 +166,7 @@ impl Idempotency {
         let table = settings.table.clone()?;
         let store = DynamoStore::new(
             table,
-            gateway_auth::AwsOverrides::from_map(env, &["AWS_ENDPOINT_URL_DYNAMODB"]),
+            gateway_aws::AwsOverrides::from_map(env, &["AWS_ENDPOINT_URL_DYNAMODB"]),
         );
         Some(Idempotency::new(Arc::new(store), settings.ttl))
     }
@@ -200,7 +181,7 @@ impl Idempotency {
     ) -> Result<Claim, GatewayError> {
         let now = now_secs();
         let until = now + (remaining + COMPLETION_GRACE).as_secs().max(1);
-        // The AWS client bounds each call (gateway_auth::AWS_TIMEOUTS); the deadline bounds
+        // The AWS client bounds each call (gateway_aws::AWS_TIMEOUTS); the deadline bounds
         // the claim as a whole, so a store that accepts connections and never answers costs
         // the caller at most its deadline, never a hang. A put abandoned here may still land
         // later: it expires at `until` like any claim of a request that ended at its deadline.
@@ -298,7 +279,7 @@ impl ScopedKey {
 /// The body to answer with and the record to keep for `response`: the body as is when it fits
 /// the store compressed, else the counts and failures (the entries a caller must act on), else
 /// the counts alone; a shortened record is marked `partial` (a replay says so in
-/// [`PARTIAL_HEADER`]).
+/// `PARTIAL_HEADER`).
 pub fn keep(response: &WriteResponse) -> Result<(Vec<u8>, Kept), GatewayError> {
     let body = response.to_json_vec();
     if packed_len(&body) <= MAX_KEPT_BYTES {
@@ -367,7 +348,7 @@ fn hex(bytes: &[u8]) -> String {
 /// for a done item its `status` and gzip `body`.
 pub struct DynamoStore {
     table: String,
-    overrides: gateway_auth::AwsOverrides,
+    overrides: gateway_aws::AwsOverrides,
     /// Built on first use (building reads the environment; deferring it keeps start-up
     /// synchronous and free of I/O).
     client: OnceCell<Client>,
@@ -378,7 +359,7 @@ const DONE: &str = "done";
 
 impl DynamoStore {
     /// A store on `table`, its client built with `overrides` on first use.
-    pub fn new(table: String, overrides: gateway_auth::AwsOverrides) -> Self {
+    pub fn new(table: String, overrides: gateway_aws::AwsOverrides) -> Self {
         DynamoStore {
             table,
             overrides,
@@ -400,6 +381,46 @@ impl DynamoStore {
             format!("the idempotency store is unavailable ({what}); retry with the same key"),
         )
         .with_detail(aws_sdk_dynamodb::error::DisplayErrorContext(e).to_string())
+    }
+
+    /// The outcome of a conditional write: `Ok(true)` written, `Ok(false)` refused by its
+    /// condition (an answer, not a failure), `Err` the store could not be reached.
+    fn written<O, E, R>(what: &str, result: Result<O, SdkError<E, R>>) -> Result<bool, GatewayError>
+    where
+        E: ConditionRefusal + std::error::Error + 'static,
+        R: std::fmt::Debug,
+    {
+        match result {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(ConditionRefusal::is_conditional_check_failed) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(Self::unavailable(what, e)),
+        }
+    }
+
+    /// A put of the item of `key` with the fields an item has in every state; `claim` and
+    /// `complete` add their own fields and condition.
+    async fn put(
+        &self,
+        key: &str,
+        state: &str,
+        fingerprint: &str,
+        owner: &str,
+        expires_at: u64,
+    ) -> PutItemFluentBuilder {
+        self.client()
+            .await
+            .put_item()
+            .table_name(&self.table)
+            .item("pk", AttributeValue::S(key.to_owned()))
+            .item("state", AttributeValue::S(state.to_owned()))
+            .item("fingerprint", AttributeValue::S(fingerprint.to_owned()))
+            .item("owner", AttributeValue::S(owner.to_owned()))
+            .item("expires_at", AttributeValue::N(expires_at.to_string()))
     }
 
     async fn read(&self, key: &str) -> Result<Option<Record>, GatewayError> {
@@ -458,6 +479,37 @@ impl Record {
     }
 }
 
+/// The error of a conditional DynamoDB write, which tells a refused condition from a failure
+/// (the SDK gives each operation its own error type, with no trait for it).
+trait ConditionRefusal {
+    fn is_conditional_check_failed(&self) -> bool;
+}
+
+impl ConditionRefusal for PutItemError {
+    fn is_conditional_check_failed(&self) -> bool {
+        self.is_conditional_check_failed_exception()
+    }
+}
+
+impl ConditionRefusal for DeleteItemError {
+    fn is_conditional_check_failed(&self) -> bool {
+        self.is_conditional_check_failed_exception()
+    }
+}
+
+/// `$builder` (a put or a delete: the SDK's builders share no trait) on condition that the
+/// claim is still `$owner`'s and in progress.
+macro_rules! while_claimed_by {
+    ($builder:expr, $owner:expr) => {
+        $builder
+            .condition_expression("#owner = :owner AND #state = :in_progress")
+            .expression_attribute_names("#owner", "owner")
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":owner", AttributeValue::S($owner.to_owned()))
+            .expression_attribute_values(":in_progress", AttributeValue::S(IN_PROGRESS.into()))
+    };
+}
+
 #[async_trait]
 impl Store for DynamoStore {
     async fn claim(
@@ -472,25 +524,14 @@ impl Store for DynamoStore {
         // on the read, and the second put takes it.
         for _ in 0..2 {
             let put = self
-                .client()
+                .put(key, IN_PROGRESS, fingerprint, owner, until)
                 .await
-                .put_item()
-                .table_name(&self.table)
-                .item("pk", AttributeValue::S(key.to_owned()))
-                .item("state", AttributeValue::S(IN_PROGRESS.into()))
-                .item("fingerprint", AttributeValue::S(fingerprint.to_owned()))
-                .item("owner", AttributeValue::S(owner.to_owned()))
-                .item("expires_at", AttributeValue::N(until.to_string()))
                 .condition_expression("attribute_not_exists(pk) OR expires_at < :now")
                 .expression_attribute_values(":now", AttributeValue::N(now.to_string()))
                 .send()
                 .await;
-            match put {
-                Ok(_) => return Ok(Claim::Run),
-                Err(e)
-                    if e.as_service_error()
-                        .is_some_and(|s| s.is_conditional_check_failed_exception()) => {}
-                Err(e) => return Err(Self::unavailable("PutItem", e)),
+            if Self::written("PutItem", put)? {
+                return Ok(Claim::Run);
             }
             let Some(record) = self.read(key).await? else {
                 continue;
@@ -523,66 +564,33 @@ impl Store for DynamoStore {
         kept: &Kept,
         expires_at: u64,
     ) -> Result<(), GatewayError> {
-        let result = self
-            .client()
+        let put = self
+            .put(key, DONE, fingerprint, owner, expires_at)
             .await
-            .put_item()
-            .table_name(&self.table)
-            .item("pk", AttributeValue::S(key.to_owned()))
-            .item("state", AttributeValue::S(DONE.into()))
-            .item("fingerprint", AttributeValue::S(fingerprint.to_owned()))
-            .item("owner", AttributeValue::S(owner.to_owned()))
-            .item("expires_at", AttributeValue::N(expires_at.to_string()))
             .item("status", AttributeValue::N(kept.status.to_string()))
             .item("body", AttributeValue::B(Blob::new(pack(&kept.body))))
-            .item("partial", AttributeValue::Bool(kept.partial))
-            .condition_expression("#owner = :owner AND #state = :in_progress")
-            .expression_attribute_names("#owner", "owner")
-            .expression_attribute_names("#state", "state")
-            .expression_attribute_values(":owner", AttributeValue::S(owner.to_owned()))
-            .expression_attribute_values(":in_progress", AttributeValue::S(IN_PROGRESS.into()))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-            {
-                Err(GatewayError::new(
-                    ErrorCode::FailedPrecondition,
-                    "the claim expired before the request completed",
-                ))
-            }
-            Err(e) => Err(Self::unavailable("PutItem", e)),
+            .item("partial", AttributeValue::Bool(kept.partial));
+        let result = while_claimed_by!(put, owner).send().await;
+        if Self::written("PutItem", result)? {
+            Ok(())
+        } else {
+            Err(GatewayError::new(
+                ErrorCode::FailedPrecondition,
+                "the claim expired before the request completed",
+            ))
         }
     }
 
     async fn release(&self, key: &str, owner: &str) -> Result<(), GatewayError> {
-        let result = self
+        let delete = self
             .client()
             .await
             .delete_item()
             .table_name(&self.table)
-            .key("pk", AttributeValue::S(key.to_owned()))
-            .condition_expression("#owner = :owner AND #state = :in_progress")
-            .expression_attribute_names("#owner", "owner")
-            .expression_attribute_names("#state", "state")
-            .expression_attribute_values(":owner", AttributeValue::S(owner.to_owned()))
-            .expression_attribute_values(":in_progress", AttributeValue::S(IN_PROGRESS.into()))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            // Someone else's claim now (ours expired): not ours to drop.
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(Self::unavailable("DeleteItem", e)),
-        }
+            .key("pk", AttributeValue::S(key.to_owned()));
+        let result = while_claimed_by!(delete, owner).send().await;
+        // Refused: someone else's claim now (ours expired), not ours to drop.
+        Self::written("DeleteItem", result).map(|_| ())
     }
 }
 
@@ -644,6 +652,43 @@ mod tests {
             fp("application/json", b"{}"),
             fp("application/json", b"{ }")
         );
+    }
+
+    #[test]
+    fn a_refused_condition_is_an_answer_and_any_other_failure_is_unavailable() {
+        use aws_sdk_dynamodb::types::error::{
+            ConditionalCheckFailedException, ResourceNotFoundException,
+        };
+        let written = DynamoStore::written::<(), PutItemError, ()>("PutItem", Ok(()));
+        assert!(written.unwrap());
+        let refused = PutItemError::ConditionalCheckFailedException(
+            ConditionalCheckFailedException::builder().build(),
+        );
+        let refused =
+            DynamoStore::written::<(), _, _>("PutItem", Err(SdkError::service_error(refused, ())));
+        assert!(!refused.unwrap());
+        let refused = DeleteItemError::ConditionalCheckFailedException(
+            ConditionalCheckFailedException::builder().build(),
+        );
+        let refused = DynamoStore::written::<(), _, _>(
+            "DeleteItem",
+            Err(SdkError::service_error(refused, ())),
+        );
+        assert!(!refused.unwrap());
+        let missing =
+            PutItemError::ResourceNotFoundException(ResourceNotFoundException::builder().build());
+        let e =
+            DynamoStore::written::<(), _, _>("PutItem", Err(SdkError::service_error(missing, ())))
+                .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Unavailable);
+        assert!(e.message().contains("(PutItem)"), "{e}");
+        let e = DynamoStore::written::<(), DeleteItemError, ()>(
+            "DeleteItem",
+            Err(SdkError::timeout_error("no answer")),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Unavailable);
+        assert!(e.message().contains("(DeleteItem)"), "{e}");
     }
 
     fn response(rows: usize, id_len: usize) -> WriteResponse {

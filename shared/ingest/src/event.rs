@@ -521,7 +521,7 @@ mod tests {
             let event: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
             let batch = parse(&event).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!((batch.source, batch.records.len()), (source, n), "{name}");
-            // The MSK fixture holds one tombstone on purpose (tests/tests/ingest.rs).
+            // The MSK fixture holds one tombstone on purpose (tests/tests/stack/ingest.rs).
             let poison = batch.records.iter().filter(|r| r.payload.is_err()).count();
             assert_eq!(poison, usize::from(name == "kafka"), "{name}: {batch:?}");
         }

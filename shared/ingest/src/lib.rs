@@ -10,7 +10,9 @@
 //! - [`dynamo`] maps DynamoDB attribute values to the write route's row form.
 //! - [`run`] plans and runs the writes: per table, concurrently; per order group (shard,
 //!   partition, FIFO message group) in order, stopping at the first failure.
-#![warn(missing_docs)]
+
+// A unit test may be one long table of cases; production functions keep to clippy.toml's limit.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 pub mod dynamo;
 pub mod envelope;
@@ -21,34 +23,11 @@ pub mod run;
 use std::collections::BTreeMap;
 
 use gateway_core::GatewayError;
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 
 pub use run::Ingest;
 
-/// `gateway.ingest.poison-records`: `fail` (report a record that can never be written, so the
-/// queue's redrive policy moves it to a dead-letter queue) or `skip` (log, count, drop).
-pub const POISON_KEY: &str = "gateway.ingest.poison-records";
-
-/// `gateway.ingest.timeout`: bound on one invocation's writes; the Lambda deadline minus the
-/// margin applies when it is earlier. Rows not acknowledged by then are reported as failures.
-pub const TIMEOUT_KEY: &str = "gateway.ingest.timeout";
-
-/// The ingest function's own keys, for the settings registry ([`routes::KEYS`] are the route
-/// keys).
-pub const KEYS: &[Key] = &[
-    Key::new(
-        POISON_KEY,
-        Kind::Text,
-        "fail",
-        "what to do with a record that can never be written: fail (report it) or skip",
-    ),
-    Key::new(
-        TIMEOUT_KEY,
-        Kind::Duration,
-        "30s",
-        "bound on one invocation's writes (the Lambda deadline minus the margin applies when earlier)",
-    ),
-];
+pub use gateway_core::settings::keys::ingest::{POISON_KEY, TIMEOUT_KEY};
 
 /// What happens to a poison record (undecodable body, unknown table, a row the codec rejects).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,46 +16,9 @@
 use std::collections::BTreeMap;
 
 use gateway_core::GatewayError;
-use gateway_core::settings::{ENV_PREFIX, Key, Kind};
+use gateway_core::settings::{self, env_part};
 
-/// `gateway.ingest.routes`: comma-separated route names.
-pub const ROUTES_KEY: &str = "gateway.ingest.routes";
-/// Prefix of every per-route key: `gateway.ingest.route.<name>.<setting>`.
-pub const ROUTE_KEY_PREFIX: &str = "gateway.ingest.route.";
-
-/// The route keys, for the settings registry and `docs/configuration.md`.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        ROUTES_KEY,
-        Kind::Text,
-        "",
-        "comma-separated names of the routes that map an event source to a table",
-    ),
-    Key::new(
-        "gateway.ingest.route.<name>.source",
-        Kind::Text,
-        "",
-        "required per route; the source: a queue, stream or DynamoDB table ARN or name, or a Kafka topic",
-    ),
-    Key::new(
-        "gateway.ingest.route.<name>.table",
-        Kind::Text,
-        "",
-        "required per route; the target table as `<database>.<table>`",
-    ),
-    Key::new(
-        "gateway.ingest.route.<name>.cluster",
-        Kind::Text,
-        "",
-        "the target cluster; default the only configured cluster, else `default`",
-    ),
-    Key::new(
-        "gateway.ingest.route.<name>.operation",
-        Kind::Text,
-        "auto",
-        "what a bare row does: auto (append to a log table, upsert to a primary-key table), append or upsert",
-    ),
-];
+pub use gateway_core::settings::keys::ingest_routes::{ROUTE_KEY_PREFIX, ROUTES_KEY};
 
 const SETTINGS: [&str; 4] = ["source", "table", "cluster", "operation"];
 
@@ -119,7 +82,30 @@ impl Route {
 /// The routes of `map`; every problem is reported at once, by key (values are not echoed).
 pub fn from_map(map: &BTreeMap<String, String>) -> Result<Vec<Route>, GatewayError> {
     let mut problems = Vec::new();
-    let env_list = gateway_core::settings::env_var_name(ROUTES_KEY);
+    let names = listed_names(map, &mut problems);
+    let values = route_values(map, &names, &mut problems);
+    let routes: Vec<Route> = names
+        .iter()
+        .enumerate()
+        .filter_map(|(index, name)| build_route(index, name, &values, &mut problems))
+        .collect();
+    check_sources(&routes, &mut problems);
+    if problems.is_empty() {
+        Ok(routes)
+    } else {
+        Err(GatewayError::invalid(format!(
+            "invalid ingest route configuration: {}",
+            problems.join("; ")
+        )))
+    }
+}
+
+/// Route index and setting → the value given for it.
+type RouteValues<'a> = BTreeMap<(usize, &'static str), &'a str>;
+
+/// The route names of `gateway.ingest.routes` (either form), each valid and listed once.
+fn listed_names(map: &BTreeMap<String, String>, problems: &mut Vec<String>) -> Vec<String> {
+    let env_list = settings::env_var_name(ROUTES_KEY);
     let listed = map.get(ROUTES_KEY).or_else(|| map.get(&env_list));
     let mut names: Vec<String> = Vec::new();
     for name in listed
@@ -132,47 +118,37 @@ pub fn from_map(map: &BTreeMap<String, String>) -> Result<Vec<Route>, GatewayErr
                 "`{ROUTES_KEY}`: route name {} must be 1-64 characters of a-z, 0-9, `-` or `_`",
                 gateway_core::names::shown(name)
             ));
-        } else if names.iter().any(|n| env_form(n) == env_form(name)) {
+        } else if names.iter().any(|n| env_part(n) == env_part(name)) {
             problems.push(format!("`{ROUTES_KEY}`: route `{name}` is listed twice"));
         } else {
             names.push(name.to_owned());
         }
     }
-    // (route index, setting) → value
-    let mut values: BTreeMap<(usize, &'static str), &str> = BTreeMap::new();
-    let env_prefix = format!("{ENV_PREFIX}INGEST__ROUTE__");
+    names
+}
+
+/// The per-route keys of `map` in either form, each of a listed route and a known setting,
+/// given once.
+fn route_values<'a>(
+    map: &'a BTreeMap<String, String>,
+    names: &[String],
+    problems: &mut Vec<String>,
+) -> RouteValues<'a> {
+    let mut values: RouteValues<'a> = BTreeMap::new();
     for (key, value) in map {
-        let (route, setting) = if let Some(rest) = key.strip_prefix(ROUTE_KEY_PREFIX) {
-            match rest.split_once('.') {
-                Some((r, s)) => (r.to_owned(), s.to_owned()),
-                None => {
-                    problems.push(format!(
-                        "`{key}`: unknown key (expected `{ROUTE_KEY_PREFIX}<name>.<setting>`)"
-                    ));
-                    continue;
-                }
-            }
-        } else if let Some(rest) = key.strip_prefix(&env_prefix) {
-            match rest.split_once("__") {
-                Some((r, s)) => (r.to_owned(), s.to_ascii_lowercase().replace('_', "-")),
-                None => {
-                    problems.push(format!(
-                        "`{key}`: unknown variable (expected `{env_prefix}<NAME>__<SETTING>`)"
-                    ));
-                    continue;
-                }
-            }
-        } else {
+        let Some(located) = settings::named(key, ROUTE_KEY_PREFIX, "name", problems) else {
             continue;
         };
-        let Some(index) = names.iter().position(|n| env_form(n) == env_form(&route)) else {
+        // Route names are matched in their environment form, whichever form the key is in.
+        let route = located.name;
+        let Some(index) = names.iter().position(|n| env_part(n) == env_part(route)) else {
             problems.push(format!(
                 "`{key}`: route `{}` is not listed in `{ROUTES_KEY}`",
                 route.to_ascii_lowercase()
             ));
             continue;
         };
-        let Some(setting) = SETTINGS.iter().find(|s| **s == setting) else {
+        let Some(setting) = SETTINGS.iter().find(|s| **s == located.setting) else {
             problems.push(format!(
                 "`{key}`: unknown key (a route takes {})",
                 SETTINGS.join(", ")
@@ -183,51 +159,64 @@ pub fn from_map(map: &BTreeMap<String, String>) -> Result<Vec<Route>, GatewayErr
             problems.push(format!("`{key}`: set twice (dotted and environment form)"));
         }
     }
-    let mut routes = Vec::new();
-    for (index, name) in names.iter().enumerate() {
-        let key = |s: &str| format!("{ROUTE_KEY_PREFIX}{name}.{s}");
-        let source = values.get(&(index, "source")).copied().unwrap_or("");
-        if source.is_empty() {
-            problems.push(format!("`{}` is required", key("source")));
-        }
-        let table = values.get(&(index, "table")).copied().unwrap_or("");
-        let split = table.split_once('.').filter(|(d, t)| {
-            gateway_core::names::name_problem(d).is_none()
-                && gateway_core::names::name_problem(t).is_none()
-        });
-        if split.is_none() {
-            problems.push(format!(
-                "`{}` must be `<database>.<table>`, each a valid name",
-                key("table")
-            ));
-        }
-        let cluster = values
-            .get(&(index, "cluster"))
-            .map(|c| (*c).to_owned())
-            .filter(|c| !c.is_empty());
-        let op = match values.get(&(index, "operation")).copied().unwrap_or("auto") {
-            "auto" | "" => RouteOp::Auto,
-            "append" => RouteOp::Append,
-            "upsert" => RouteOp::Upsert,
-            _ => {
-                problems.push(format!(
-                    "`{}` must be `auto`, `append` or `upsert`",
-                    key("operation")
-                ));
-                RouteOp::Auto
-            }
-        };
-        if let (Some((database, table)), false) = (split, source.is_empty()) {
-            routes.push(Route {
-                name: name.clone(),
-                source: source.to_owned(),
-                cluster,
-                database: database.to_owned(),
-                table: table.to_owned(),
-                op,
-            });
-        }
+    values
+}
+
+/// The route `name` (the `index`th listed) from its values, or `None` when its source or
+/// table is missing or unusable (each problem recorded).
+fn build_route(
+    index: usize,
+    name: &str,
+    values: &RouteValues<'_>,
+    problems: &mut Vec<String>,
+) -> Option<Route> {
+    let key = |s: &str| format!("{ROUTE_KEY_PREFIX}{name}.{s}");
+    let source = values.get(&(index, "source")).copied().unwrap_or("");
+    if source.is_empty() {
+        problems.push(format!("`{}` is required", key("source")));
     }
+    let table = values.get(&(index, "table")).copied().unwrap_or("");
+    let split = table.split_once('.').filter(|(d, t)| {
+        gateway_core::names::name_problem(d).is_none()
+            && gateway_core::names::name_problem(t).is_none()
+    });
+    if split.is_none() {
+        problems.push(format!(
+            "`{}` must be `<database>.<table>`, each a valid name",
+            key("table")
+        ));
+    }
+    let cluster = values
+        .get(&(index, "cluster"))
+        .map(|c| (*c).to_owned())
+        .filter(|c| !c.is_empty());
+    let op = match values.get(&(index, "operation")).copied().unwrap_or("auto") {
+        "auto" | "" => RouteOp::Auto,
+        "append" => RouteOp::Append,
+        "upsert" => RouteOp::Upsert,
+        _ => {
+            problems.push(format!(
+                "`{}` must be `auto`, `append` or `upsert`",
+                key("operation")
+            ));
+            RouteOp::Auto
+        }
+    };
+    let (Some((database, table)), false) = (split, source.is_empty()) else {
+        return None;
+    };
+    Some(Route {
+        name: name.to_owned(),
+        source: source.to_owned(),
+        cluster,
+        database: database.to_owned(),
+        table: table.to_owned(),
+        op,
+    })
+}
+
+/// Two routes may not share a source: a record would have two tables.
+fn check_sources(routes: &[Route], problems: &mut Vec<String>) {
     for (i, a) in routes.iter().enumerate() {
         if routes[..i].iter().any(|b| b.source == a.source) {
             problems.push(format!(
@@ -235,14 +224,6 @@ pub fn from_map(map: &BTreeMap<String, String>) -> Result<Vec<Route>, GatewayErr
                 format_args!("{ROUTE_KEY_PREFIX}{}.source", a.name)
             ));
         }
-    }
-    if problems.is_empty() {
-        Ok(routes)
-    } else {
-        Err(GatewayError::invalid(format!(
-            "invalid ingest route configuration: {}",
-            problems.join("; ")
-        )))
     }
 }
 
@@ -258,10 +239,6 @@ fn valid_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-}
-
-fn env_form(name: &str) -> String {
-    name.to_ascii_uppercase().replace('-', "_")
 }
 
 #[cfg(test)]

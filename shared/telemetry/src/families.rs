@@ -56,56 +56,77 @@ pub struct MetricDefinition {
     pub help: &'static str,
 }
 
+impl MetricDefinition {
+    /// A counter family (the inventories read as one row per family).
+    pub const fn counter(name: &'static str, labels: Labels, help: &'static str) -> Self {
+        Self::of(MetricKind::Counter, name, labels, help)
+    }
+
+    /// A gauge family.
+    pub const fn gauge(name: &'static str, labels: Labels, help: &'static str) -> Self {
+        Self::of(MetricKind::Gauge, name, labels, help)
+    }
+
+    /// A histogram family.
+    pub const fn histogram(name: &'static str, labels: Labels, help: &'static str) -> Self {
+        Self::of(MetricKind::Histogram, name, labels, help)
+    }
+
+    const fn of(kind: MetricKind, name: &'static str, labels: Labels, help: &'static str) -> Self {
+        MetricDefinition {
+            name,
+            kind,
+            labels,
+            help,
+        }
+    }
+}
+
+/// The label names of a family.
+type Labels = &'static [&'static str];
+
 /// Every family this crate's recorders emit (the pool's are in `fluss_pool::metrics`).
 pub const METRIC_DEFINITIONS: &[MetricDefinition] = &[
-    MetricDefinition {
-        name: REST_REQUESTS,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "method", "operation", "code"],
-        help: "Completed REST requests: operation is the route template, code the HTTP status",
-    },
-    MetricDefinition {
-        name: REST_REQUEST_DURATION,
-        kind: MetricKind::Histogram,
-        labels: &["cluster", "method", "operation"],
-        help: "REST request duration, from arrival to the response",
-    },
-    MetricDefinition {
-        name: REST_INFLIGHT,
-        kind: MetricKind::Gauge,
-        labels: &[],
-        help: "REST requests currently executing in this process",
-    },
-    MetricDefinition {
-        name: REST_REJECTIONS,
-        kind: MetricKind::Counter,
-        labels: &["reason"],
-        help: "Requests refused: overloaded (429), body_size (413), unauthenticated (401), unauthorized (403), timeout (504)",
-    },
-    MetricDefinition {
-        name: WRITE_ROWS,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "outcome"],
-        help: "Rows of write batches by outcome: success (acked), failure, timeout (outcome unknown)",
-    },
-    MetricDefinition {
-        name: LOOKUP_KEYS,
-        kind: MetricKind::Counter,
-        labels: &["cluster", "result"],
-        help: "Lookup keys by result: found or not_found",
-    },
-    MetricDefinition {
-        name: INGEST_RECORDS,
-        kind: MetricKind::Counter,
-        labels: &["source", "outcome"],
-        help: "Event records by outcome: written (acked), failed (reported for redelivery), poison (never writable)",
-    },
-    MetricDefinition {
-        name: COLD_STARTS,
-        kind: MetricKind::Counter,
-        labels: &["function"],
-        help: "Process starts (in Lambda, one per cold start)",
-    },
+    MetricDefinition::counter(
+        REST_REQUESTS,
+        &["cluster", "method", "operation", "code"],
+        "Completed REST requests: operation is the route template, code the HTTP status",
+    ),
+    MetricDefinition::histogram(
+        REST_REQUEST_DURATION,
+        &["cluster", "method", "operation"],
+        "REST request duration, from arrival to the response",
+    ),
+    MetricDefinition::gauge(
+        REST_INFLIGHT,
+        &[],
+        "REST requests currently executing in this process",
+    ),
+    MetricDefinition::counter(
+        REST_REJECTIONS,
+        &["reason"],
+        "Requests refused: overloaded (429), body_size (413), unauthenticated (401), unauthorized (403), timeout (504)",
+    ),
+    MetricDefinition::counter(
+        WRITE_ROWS,
+        &["cluster", "outcome"],
+        "Rows of write batches by outcome: success (acked), failure, timeout (outcome unknown)",
+    ),
+    MetricDefinition::counter(
+        LOOKUP_KEYS,
+        &["cluster", "result"],
+        "Lookup keys by result: found or not_found",
+    ),
+    MetricDefinition::counter(
+        INGEST_RECORDS,
+        &["source", "outcome"],
+        "Event records by outcome: written (acked), failed (reported for redelivery), poison (never writable)",
+    ),
+    MetricDefinition::counter(
+        COLD_STARTS,
+        &["function"],
+        "Process starts (in Lambda, one per cold start)",
+    ),
 ];
 
 /// Registers the descriptions of [`METRIC_DEFINITIONS`] with the installed recorder.
@@ -120,6 +141,31 @@ pub fn describe_all(definitions: &[MetricDefinition]) {
             MetricKind::Counter => metrics::describe_counter!(d.name, d.help),
             MetricKind::Gauge => metrics::describe_gauge!(d.name, d.help),
             MetricKind::Histogram => metrics::describe_histogram!(d.name, d.help),
+        }
+    }
+}
+
+/// Checks an inventory (this crate's or another's) against the rules every family keeps: names
+/// unique and prefixed `fluss_gateway_`, `_total` on exactly the counters, and every label one
+/// of `labels`, the bounded label names the inventory may use (never a user name, a table
+/// name or an address). For the inventories' tests.
+///
+/// # Panics
+///
+/// On the first family that breaks a rule, naming it.
+pub fn assert_inventory(definitions: &[MetricDefinition], labels: &[&str]) {
+    let mut names = BTreeSet::new();
+    for d in definitions {
+        assert!(names.insert(d.name), "duplicate {}", d.name);
+        assert!(d.name.starts_with("fluss_gateway_"), "{}", d.name);
+        assert_eq!(
+            d.name.ends_with("_total"),
+            d.kind == MetricKind::Counter,
+            "{}: `_total` names exactly the counters",
+            d.name
+        );
+        for l in d.labels {
+            assert!(labels.contains(l), "{}: label {l}", d.name);
         }
     }
 }
@@ -260,35 +306,20 @@ mod tests {
 
     #[test]
     fn the_inventory_is_unique_bounded_and_prometheus_shaped() {
-        let mut names = BTreeSet::new();
-        for d in METRIC_DEFINITIONS {
-            assert!(names.insert(d.name), "duplicate {}", d.name);
-            assert!(d.name.starts_with("fluss_gateway_"), "{}", d.name);
-            assert_eq!(
-                d.name.ends_with("_total"),
-                d.kind == MetricKind::Counter,
-                "{}: `_total` names exactly the counters",
-                d.name
-            );
-            for l in d.labels {
-                assert!(
-                    [
-                        "cluster",
-                        "method",
-                        "operation",
-                        "code",
-                        "reason",
-                        "outcome",
-                        "result",
-                        "function",
-                        "source"
-                    ]
-                    .contains(l),
-                    "{}: label {l}",
-                    d.name
-                );
-            }
-        }
+        assert_inventory(
+            METRIC_DEFINITIONS,
+            &[
+                "cluster",
+                "method",
+                "operation",
+                "code",
+                "reason",
+                "outcome",
+                "result",
+                "function",
+                "source",
+            ],
+        );
     }
 
     #[test]

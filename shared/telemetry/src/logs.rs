@@ -76,13 +76,7 @@ pub fn init(env: &BTreeMap<String, String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::test_env::env;
 
     #[test]
     fn json_follows_lambdas_control_or_ours() {

@@ -426,13 +426,7 @@ fn run(provider: SdkMeterProvider, inbox: mpsc::Receiver<Command>, pending: Arc<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::test_env::env;
 
     #[test]
     fn no_endpoint_means_no_export() {

@@ -67,4 +67,30 @@ impl ApiClient {
             (status, answer) => Err(format!("create table: {status} {answer}")),
         }
     }
+
+    /// Creates database `db` (unless it exists) and in it the table `table` of `columns`
+    /// (name, Fluss type), keyed on `primary_key` (empty: a log table), in `buckets` buckets.
+    pub async fn create_db_table(
+        &self,
+        db: &str,
+        table: &str,
+        columns: &[(&str, &str)],
+        primary_key: &[&str],
+        buckets: u32,
+    ) -> Result<(), String> {
+        self.create_database(db).await?;
+        let columns: Vec<Value> = columns
+            .iter()
+            .map(|(name, ty)| serde_json::json!({"name": name, "data_type": {"type": ty}}))
+            .collect();
+        let mut spec = serde_json::json!({
+            "table_name": table,
+            "columns": columns,
+            "distribution": {"bucket_count": buckets}
+        });
+        if !primary_key.is_empty() {
+            spec["primary_key"] = serde_json::json!(primary_key);
+        }
+        self.create_table(db, &spec).await
+    }
 }

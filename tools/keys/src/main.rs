@@ -8,7 +8,8 @@
 
 use std::process::ExitCode;
 
-use gateway_auth::{Document, IdentityRef, Scope, SecretsManager};
+use gateway_auth::{Document, IdentityRef, Scope};
+use gateway_aws::SecretsManager;
 
 const USAGE: &str = "\
 usage: fluss-gateway-keys [--secret-id ID] COMMAND
@@ -135,31 +136,7 @@ async fn run(args: Vec<String>) -> Result<(), Failure> {
     };
     match command.as_str() {
         "list" => {
-            println!(
-                "KIND  ID            PRINCIPAL        STATE     EXPIRES                   IDENTITY                 SCOPES"
-            );
-            for k in &doc.keys {
-                println!(
-                    "key   {:<13} {:<16} {:<9} {:<25} {:<24} {}",
-                    k.key_id,
-                    k.principal,
-                    if k.disabled { "revoked" } else { "active" },
-                    k.expires_at.as_deref().unwrap_or("never"),
-                    k.identity.label(),
-                    scopes_text(&k.scopes)
-                );
-            }
-            for u in &doc.users {
-                println!(
-                    "user  {:<13} {:<16} {:<9} {:<25} {:<24} {}",
-                    "-",
-                    u.name,
-                    if u.disabled { "disabled" } else { "active" },
-                    "never",
-                    u.identity.label(),
-                    scopes_text(&u.scopes)
-                );
-            }
+            print_listing(&doc);
             return Ok(());
         }
         "create" => {
@@ -209,6 +186,35 @@ async fn run(args: Vec<String>) -> Result<(), Failure> {
         other => return Err(Failure::Usage(format!("unknown command `{other}`"))),
     }
     Ok(())
+}
+
+/// The `list` table: every key and user, with no secret.
+fn print_listing(doc: &Document) {
+    println!(
+        "KIND  ID            PRINCIPAL        STATE     EXPIRES                   IDENTITY                 SCOPES"
+    );
+    for k in &doc.keys {
+        println!(
+            "key   {:<13} {:<16} {:<9} {:<25} {:<24} {}",
+            k.key_id,
+            k.principal,
+            if k.disabled { "revoked" } else { "active" },
+            k.expires_at.as_deref().unwrap_or("never"),
+            k.identity.label(),
+            scopes_text(&k.scopes)
+        );
+    }
+    for u in &doc.users {
+        println!(
+            "user  {:<13} {:<16} {:<9} {:<25} {:<24} {}",
+            "-",
+            u.name,
+            if u.disabled { "disabled" } else { "active" },
+            "never",
+            u.identity.label(),
+            scopes_text(&u.scopes)
+        );
+    }
 }
 
 /// Writes `{"username","password"}` (the password from stdin) as the secret `rest[0]`.

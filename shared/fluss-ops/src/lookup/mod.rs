@@ -3,14 +3,17 @@
 //! input order. A missing key is `found: false`; a log table is 501 `unsupported`; the deadline
 //! answers 504 `timeout`.
 
+mod common;
 mod fanout;
 mod point;
 mod prefix;
 
 use fluss::metadata::TablePath;
-use fluss_pool::{Pool, TableHandle};
+use fluss_pool::Pool;
+use gateway_core::GatewayError;
 use gateway_core::wire::{LookupResult, PrefixLookupResult, Row};
-use gateway_core::{ErrorCode, GatewayError};
+
+pub use common::input_index;
 
 use crate::call::Call;
 use crate::table::on_table;
@@ -51,24 +54,4 @@ pub async fn lookup_prefixes(
         prefix::lookup_prefixes(&conn, &handle, columns, prefixes, max_rows, &call.deadline).await
     })
     .await
-}
-
-/// 501 `unsupported` for a log table: it has no key to look up by.
-fn ensure_primary_key_table(handle: &TableHandle) -> Result<(), GatewayError> {
-    if handle.codec().has_primary_key() {
-        Ok(())
-    } else {
-        Err(GatewayError::new(
-            ErrorCode::Unsupported,
-            format!(
-                "table `{}` is a log table; lookups need a primary-key table",
-                handle.path()
-            ),
-        ))
-    }
-}
-
-/// A position or count as the wire's `u32` (the limits keep them far below its range).
-pub fn input_index(i: usize) -> u32 {
-    u32::try_from(i).unwrap_or(u32::MAX)
 }

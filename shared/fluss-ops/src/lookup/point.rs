@@ -9,6 +9,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
 use gateway_core::wire::{LookupResult, Row};
 
+use super::common::{ensure_primary_key_table, input_index};
 use super::fanout::all_in_flight;
 
 /// Looks up `keys` on `handle`; `Err` fails the whole request (nothing is partial). A key of a
@@ -19,7 +20,7 @@ pub(crate) async fn lookup_keys(
     keys: &[Row],
     deadline: &Deadline,
 ) -> Result<Vec<LookupResult>, GatewayError> {
-    super::ensure_primary_key_table(handle)?;
+    ensure_primary_key_table(handle)?;
     let codec = handle.codec();
     let rows = keys
         .iter()
@@ -52,7 +53,7 @@ pub(crate) async fn lookup_keys(
         .into_iter()
         .enumerate()
         .map(|(i, row)| {
-            let index = super::input_index(i);
+            let index = input_index(i);
             match row {
                 Some(row) => LookupResult::found(index, row),
                 None => LookupResult::missing(index),

@@ -14,6 +14,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
 use gateway_core::wire::{PrefixLookupResult, Row};
 
+use super::common::{ensure_primary_key_table, input_index};
 use super::fanout::all_in_flight;
 
 /// The key layout of a table, as prefix lookups need it.
@@ -106,7 +107,7 @@ pub(crate) async fn lookup_prefixes(
     max_rows: usize,
     deadline: &Deadline,
 ) -> Result<Vec<PrefixLookupResult>, GatewayError> {
-    super::ensure_primary_key_table(handle)?;
+    ensure_primary_key_table(handle)?;
     let info = handle.info();
     let table = handle.path().to_string();
     check_prefix_columns(
@@ -158,8 +159,8 @@ pub(crate) async fn lookup_prefixes(
         .into_iter()
         .enumerate()
         .map(|(i, (rows, truncated))| PrefixLookupResult {
-            input_index: super::input_index(i),
-            row_count: super::input_index(rows.len()),
+            input_index: input_index(i),
+            row_count: input_index(rows.len()),
             truncated,
             rows,
         })

@@ -28,10 +28,7 @@ pub use model::{
     TableCachePolicy,
 };
 
-/// The list of cluster ids (comma separated).
-pub const CLUSTERS_KEY: &str = "gateway.clusters";
-/// Prefix of every per-cluster key: `gateway.cluster.<id>.<suffix>`.
-pub const CLUSTER_KEY_PREFIX: &str = "gateway.cluster.";
+pub use gateway_core::settings::keys::clusters::{CLUSTER_KEY_PREFIX, CLUSTERS_KEY};
 
 /// `bootstrap.servers`: comma-separated `host:port` list of the cluster's client listener.
 pub const BOOTSTRAP_SERVERS_KEY: &str = "bootstrap.servers";
@@ -136,15 +133,6 @@ const fn key(
         doc,
     }
 }
-
-/// The keys of the cluster registry outside the per-cluster namespace (which
-/// [`PoolConfig::from_map`] checks itself), for the settings registry.
-pub const KEYS: &[gateway_core::settings::Key] = &[gateway_core::settings::Key::new(
-    CLUSTERS_KEY,
-    gateway_core::settings::Kind::Text,
-    "",
-    "comma-separated ids of the clusters served",
-)];
 
 /// Every per-cluster key this crate reads, in documentation order.
 pub const CLUSTER_KEYS: &[KeySpec] = &[

@@ -10,7 +10,7 @@ use gateway_core::GatewayError;
 
 use super::{
     BOOTSTRAP_SERVERS_KEY, CLUSTER_KEY_PREFIX, CLUSTER_KEYS, CLUSTERS_KEY, CONNECT_TIMEOUT_KEY,
-    ClientTuning, ClusterConfig, ENV_PREFIX, HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY,
+    ClientTuning, ClusterConfig, HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY,
     HEALTH_PROBE_TIMEOUT_KEY, IDENTITY_MODE_KEY, IdentityMode, LOOKUP_LINGER_KEY,
     LOOKUP_RETRIES_KEY, MAX_USER_CONNECTIONS_KEY, PoolConfig, SECURITY_PROTOCOL_KEY,
     SERVICE_ACCOUNT_KEY, SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_ID_KEY, SERVICE_SECRET_KEY,
@@ -19,7 +19,7 @@ use super::{
     WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key, env_var_name, format_duration, format_size,
 };
 use crate::identity::{SaslCredentials, Secret};
-use gateway_core::settings::{Slot, parse_into};
+use gateway_core::settings::{self, Slot, env_part, parse_into};
 
 /// Largest batch fluss-rs sends in one request (`writer_request_max_size`, 10 MiB).
 const MAX_WRITER_BATCH_SIZE: u64 = 10 * 1024 * 1024;
@@ -53,10 +53,6 @@ fn is_valid_cluster_id(id: &str) -> bool {
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-fn env_id(id: &str) -> String {
-    id.to_ascii_uppercase().replace('-', "_")
 }
 
 /// A value with the name it was given under (dotted key or environment variable).
@@ -108,7 +104,7 @@ fn parse_cluster_ids(map: &BTreeMap<String, String>, problems: &mut Vec<String>)
                 problems.push(format!(
                     "`{source}`: cluster id `{id}` must be 1-64 characters of A-Z, a-z, 0-9, `-` or `_`"
                 ));
-            } else if ids.iter().any(|known| env_id(known) == env_id(id)) {
+            } else if ids.iter().any(|known| env_part(known) == env_part(id)) {
                 problems.push(format!(
                     "`{source}`: cluster id `{id}` is listed twice (ids are compared as their environment form)"
                 ));
@@ -131,47 +127,25 @@ fn collect_cluster_values<'a>(
     ids: &[String],
     problems: &mut Vec<String>,
 ) -> Values<'a> {
-    let env_cluster_prefix = format!("{ENV_PREFIX}CLUSTER__");
     let mut values: Values<'a> = BTreeMap::new();
     for (name, value) in map {
-        let located = if let Some(rest) = name.strip_prefix(CLUSTER_KEY_PREFIX) {
-            let Some((id, suffix)) = rest.split_once('.') else {
-                problems.push(format!(
-                    "`{name}`: unknown key (expected `{CLUSTER_KEY_PREFIX}<id>.<setting>`)"
-                ));
-                continue;
-            };
-            let Some(index) = ids.iter().position(|known| known == id) else {
-                problems.push(format!(
-                    "`{name}`: cluster `{id}` is not listed in `{CLUSTERS_KEY}`"
-                ));
-                continue;
-            };
-            (index, suffix.to_owned())
-        } else if let Some(rest) = name.strip_prefix(&env_cluster_prefix) {
-            let Some((id, suffix)) = rest.split_once("__") else {
-                problems.push(format!(
-                    "`{name}`: unknown variable (expected `{env_cluster_prefix}<ID>__<SETTING>`)"
-                ));
-                continue;
-            };
-            let Some(index) = ids.iter().position(|known| env_id(known) == id) else {
-                problems.push(format!(
-                    "`{name}`: cluster `{id}` is not listed in `{CLUSTERS_KEY}`"
-                ));
-                continue;
-            };
-            let dotted = suffix
-                .split("__")
-                .map(|p| p.to_ascii_lowercase().replace('_', "-"))
-                .collect::<Vec<_>>()
-                .join(".");
-            (index, dotted)
-        } else {
+        let Some(located) = settings::named(name, CLUSTER_KEY_PREFIX, "id", problems) else {
             continue;
         };
-        let (index, suffix) = located;
-        let Some(spec) = CLUSTER_KEYS.iter().find(|k| k.suffix == suffix) else {
+        // A dotted id is written as listed; an environment one, in its environment form.
+        let id = located.name;
+        let listed = if located.env {
+            ids.iter().position(|known| env_part(known) == id)
+        } else {
+            ids.iter().position(|known| known == id)
+        };
+        let Some(index) = listed else {
+            problems.push(format!(
+                "`{name}`: cluster `{id}` is not listed in `{CLUSTERS_KEY}`"
+            ));
+            continue;
+        };
+        let Some(spec) = CLUSTER_KEYS.iter().find(|k| k.suffix == located.setting) else {
             problems.push(format!("`{name}`: unknown key"));
             continue;
         };
@@ -336,6 +310,18 @@ fn parse_security(
         .get(SERVICE_ACCOUNT_KEY)
         .map(|raw| raw.value.trim())
         .filter(|v| !v.is_empty());
+    let secret = parse_service_secret(given, map, problems);
+    parse_protocol_and_mode(given, account.is_some(), cfg, problems);
+    check_security(id, given, account, secret, cfg, problems, warnings);
+}
+
+/// The service account's secret, from its one source: inline, or the environment variable
+/// named. A Secrets Manager reference left unresolved is a problem here.
+fn parse_service_secret(
+    given: &ClusterValues<'_>,
+    map: &BTreeMap<String, String>,
+    problems: &mut Vec<String>,
+) -> Option<Secret> {
     if let Some(raw) = given.get(SERVICE_SECRET_ID_KEY) {
         // A function's start-up (`run_families`) replaces it with the secret's value; only a
         // router built without that step sees it here.
@@ -346,7 +332,7 @@ fn parse_security(
     }
     let inline_secret = given.get(SERVICE_SECRET_KEY);
     let env_secret = given.get(SERVICE_SECRET_ENV_KEY);
-    let secret = match (inline_secret, env_secret) {
+    match (inline_secret, env_secret) {
         (Some(a), Some(b)) => {
             problems.push(format!(
                 "`{}` and `{}`: set only one of them",
@@ -369,7 +355,17 @@ fn parse_security(
             }
         }
         (None, None) => None,
-    };
+    }
+}
+
+/// `security.protocol` (SASL by default when a service account is configured) and
+/// `identity.mode`.
+fn parse_protocol_and_mode(
+    given: &ClusterValues<'_>,
+    has_account: bool,
+    cfg: &mut ClusterConfig,
+    problems: &mut Vec<String>,
+) {
     let protocol = match given.get(SECURITY_PROTOCOL_KEY) {
         None => None,
         Some(raw) => match raw.value.trim().to_ascii_lowercase().as_str() {
@@ -385,7 +381,7 @@ fn parse_security(
         },
     };
     // As the Fluss Gateway: a configured service account implies SASL.
-    cfg.security_protocol = protocol.unwrap_or(if account.is_some() {
+    cfg.security_protocol = protocol.unwrap_or(if has_account {
         SecurityProtocol::Sasl
     } else {
         SecurityProtocol::Plaintext
@@ -400,11 +396,26 @@ fn parse_security(
             )),
         }
     }
+}
+
+/// The rules between the account, its secret, the protocol and the identity mode; the
+/// service account is kept when it has its secret.
+fn check_security(
+    id: &str,
+    given: &ClusterValues<'_>,
+    account: Option<&str>,
+    secret: Option<Secret>,
+    cfg: &mut ClusterConfig,
+    problems: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    let secret_given =
+        given.get(SERVICE_SECRET_KEY).is_some() || given.get(SERVICE_SECRET_ENV_KEY).is_some();
     match (account, secret) {
         (Some(name), Some(secret)) => {
             cfg.service_account = Some(SaslCredentials::new(name, secret));
         }
-        (Some(_), None) if inline_secret.is_none() && env_secret.is_none() => {
+        (Some(_), None) if !secret_given => {
             problems.push(format!(
                 "`{}`: a service account needs `{SERVICE_SECRET_KEY}` or `{SERVICE_SECRET_ENV_KEY}`",
                 cluster_key(id, SERVICE_ACCOUNT_KEY)

@@ -1,5 +1,7 @@
 //! Decoder rules, one test per rule, each asserting the exact value or the message.
 
+use std::str::FromStr;
+
 use fluss::metadata::{DataTypes, RowType};
 use fluss::row::{Datum, GenericRow, InternalRow};
 use serde_json::{Value, json};
@@ -1212,7 +1214,7 @@ fn ascii_text_columns_read_as_bytes_agree_with_the_reference_path() {
 }
 
 mod compact_decimals {
-    use super::*;
+    use super::super::scalar::{big_decimal, plain_compact_decimal};
     use proptest::prelude::*;
 
     proptest! {
@@ -1257,6 +1259,7 @@ mod compact_decimals {
 
 mod plain_times {
     use super::*;
+    use crate::codec::temporal::{plain_time_nanos, plain_utc};
     use proptest::prelude::*;
 
     /// [`plain_utc`] in nanoseconds since the epoch, as jiff counts them.

@@ -21,16 +21,10 @@ use fluss::row::{
 };
 use serde_json::{Map, Number, Value};
 
+use super::temporal::{
+    date_string, time_string, timestamp_ltz_string, timestamp_ntz_string, to_usize,
+};
 use crate::error::GatewayError;
-
-const MILLIS_PER_DAY: i64 = 86_400_000;
-const NANOS_PER_MILLI: i32 = 1_000_000;
-const MAX_NANO_OF_MILLI: i32 = 999_999;
-/// Fluss TIME values are stored as milliseconds of the day, so finer digits would only be zeros.
-const MAX_TIME_FRACTION_DIGITS: u32 = 3;
-/// jiff prints at most nanoseconds; TIMESTAMP precision cannot exceed it either.
-const MAX_TIMESTAMP_FRACTION_DIGITS: u32 = 9;
-const UNIX_EPOCH: jiff::civil::Date = jiff::civil::date(1970, 1, 1);
 
 /// Encodes one Fluss row as the JSON object of the gateway's wire format.
 ///
@@ -197,39 +191,22 @@ fn encode_value(
         }
         DataType::Date(_) => {
             let days = g.get_date(pos).map_err(unreadable)?.get_inner();
-            let date = civil_date(i64::from(days)).ok_or_else(|| out_of_range(path, data_type))?;
-            Value::String(iso_date(date))
+            Value::String(date_string(days).ok_or_else(|| out_of_range(path, data_type))?)
         }
         DataType::Time(t) => {
             let millis = g.get_time(pos).map_err(unreadable)?.get_inner();
-            let time = civil_time(i64::from(millis), 0).ok_or_else(|| {
+            Value::String(time_string(millis, t.precision()).ok_or_else(|| {
                 path.error("the stored TIME value is not a time of day (0 to 86399999 ms)")
-            })?;
-            let digits = to_usize(t.precision().min(MAX_TIME_FRACTION_DIGITS));
-            Value::String(format!("{time:.digits$}"))
+            })?)
         }
         DataType::Timestamp(t) => {
-            let ts = g
-                .get_timestamp_ntz(pos, t.precision())
-                .map_err(unreadable)?;
-            let text = timestamp_string(
-                ts.get_millisecond(),
-                ts.get_nano_of_millisecond(),
-                t.precision(),
-                "",
-            );
+            let ts = g.get_timestamp_ntz(pos, t.precision());
+            let text = timestamp_ntz_string(&ts.map_err(unreadable)?, t.precision());
             Value::String(text.ok_or_else(|| out_of_range(path, data_type))?)
         }
         DataType::TimestampLTz(t) => {
-            let ts = g
-                .get_timestamp_ltz(pos, t.precision())
-                .map_err(unreadable)?;
-            let text = timestamp_string(
-                ts.get_epoch_millisecond(),
-                ts.get_nano_of_millisecond(),
-                t.precision(),
-                "Z",
-            );
+            let ts = g.get_timestamp_ltz(pos, t.precision());
+            let text = timestamp_ltz_string(&ts.map_err(unreadable)?, t.precision());
             Value::String(text.ok_or_else(|| out_of_range(path, data_type))?)
         }
         DataType::Bytes(_) => Value::String(BASE64.encode(g.get_bytes(pos).map_err(unreadable)?)),
@@ -437,65 +414,6 @@ fn push_scaled(out: &mut String, negative: bool, digits: &str, scale: usize) {
         }
         out.push_str(digits);
     }
-}
-
-/// Civil arithmetic rather than `jiff::Timestamp`: the timestamp range stops a day short of the
-/// civil one, and TIMESTAMP (no zone) is a civil value anyway.
-fn civil_date(days_since_epoch: i64) -> Option<jiff::civil::Date> {
-    let span = jiff::Span::new().try_days(days_since_epoch).ok()?;
-    UNIX_EPOCH.checked_add(span).ok()
-}
-
-fn civil_time(millis_of_day: i64, nano_of_milli: i32) -> Option<jiff::civil::Time> {
-    if !(0..MILLIS_PER_DAY).contains(&millis_of_day)
-        || !(0..=MAX_NANO_OF_MILLI).contains(&nano_of_milli)
-    {
-        return None;
-    }
-    let hour = i8::try_from(millis_of_day / 3_600_000).ok()?;
-    let minute = i8::try_from(millis_of_day / 60_000 % 60).ok()?;
-    let second = i8::try_from(millis_of_day / 1_000 % 60).ok()?;
-    let milli = i32::try_from(millis_of_day % 1_000).ok()?;
-    jiff::civil::Time::new(
-        hour,
-        minute,
-        second,
-        milli * NANOS_PER_MILLI + nano_of_milli,
-    )
-    .ok()
-}
-
-/// Fluss stores a timestamp as epoch milliseconds plus a non-negative nanosecond-of-millisecond
-/// adjustment; the text carries exactly `precision` fraction digits.
-fn timestamp_string(
-    epoch_millis: i64,
-    nano_of_milli: i32,
-    precision: u32,
-    suffix: &str,
-) -> Option<String> {
-    let date = civil_date(epoch_millis.div_euclid(MILLIS_PER_DAY))?;
-    let time = civil_time(epoch_millis.rem_euclid(MILLIS_PER_DAY), nano_of_milli)?;
-    let digits = to_usize(precision.min(MAX_TIMESTAMP_FRACTION_DIGITS));
-    let mut out = iso_date(date);
-    write!(out, "T{time:.digits$}{suffix}").ok()?;
-    Some(out)
-}
-
-/// `YYYY-MM-DD`, with a `-` and four digits for years before year 0 (as Java's `LocalDate`
-/// prints them), which the decoder accepts back; jiff would print six-digit years.
-fn iso_date(date: jiff::civil::Date) -> String {
-    let year = date.year();
-    let sign = if year < 0 { "-" } else { "" };
-    format!(
-        "{sign}{:04}-{:02}-{:02}",
-        year.unsigned_abs(),
-        date.month(),
-        date.day()
-    )
-}
-
-fn to_usize(n: u32) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// Type names for messages; `DataType`'s `Display` would add parameters and `NOT NULL`.

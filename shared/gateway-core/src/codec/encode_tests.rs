@@ -697,7 +697,7 @@ fn a_row_that_does_not_match_the_schema_is_an_error() {
 /// Epoch milliseconds of a civil `YYYY-MM-DDTHH:MM:SS.fff` text, computed with jiff.
 fn millis_of(text: &str) -> i128 {
     let epoch = jiff::civil::date(1970, 1, 1).at(0, 0, 0, 0);
-    jiff::civil::DateTime::from_str(&super::super::decode::six_digit_year(text))
+    jiff::civil::DateTime::from_str(&super::super::temporal::six_digit_year(text))
         .unwrap()
         .duration_since(epoch)
         .as_millis()

@@ -8,7 +8,11 @@
 
 mod decode;
 pub mod encode;
+mod json_scalar;
+mod row_ref;
 mod stream;
+mod temporal;
+mod value_error;
 
 use std::collections::HashMap;
 
@@ -16,7 +20,8 @@ use fluss::metadata::{DataType, RowType, TableInfo};
 
 use crate::error::GatewayError;
 
-pub use decode::{MAX_NESTING_DEPTH, PartialTarget, RowRef};
+pub use decode::{MAX_NESTING_DEPTH, PartialTarget};
+pub use row_ref::RowRef;
 pub use stream::{DecodedBatch, DecodedEntry};
 
 /// One column as the codec sees it.

@@ -344,7 +344,7 @@ fn is_plain_name(k: &str) -> bool {
 }
 
 /// Whether `value` holds a JSON number parsed as a float equal to 0: only a document holding
-/// one can hold a [`VanishingNumber`] (`1e-400` parses as a float 0; an integer never
+/// one can hold a `VanishingNumber` (`1e-400` parses as a float 0; an integer never
 /// vanishes), so the scan of its bytes is needed only then.
 pub fn holds_float_zero(value: &Value) -> bool {
     match value {
@@ -356,7 +356,7 @@ pub fn holds_float_zero(value: &Value) -> bool {
 }
 
 /// The refusal of the first number in `json` that is not zero but reads as zero (see
-/// [`VanishingNumber`]), for bodies parsed to a [`Value`] before the codec sees them (event
+/// `VanishingNumber`), for bodies parsed to a [`Value`] before the codec sees them (event
 /// records): `row` names the record, `row_depth` is how many steps of a number's path lie above
 /// the row's columns (1 for an envelope `{"append": {row}}`, 0 for a bare row). `None` for
 /// nearly every body; callers holding the parsed row skip it unless [`holds_float_zero`].

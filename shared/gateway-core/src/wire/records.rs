@@ -89,6 +89,28 @@ impl WriteRequest {
         Ok(request)
     }
 
+    /// What answers a write refused before its rows were decoded (an unknown cluster, a full
+    /// gate, a missing table, an unreachable store), `body` being the JSON write body as
+    /// received: the body's own 400, or 413 for more than `max_rows` entries, when the body is
+    /// bad, else `refusal`. A bad body is answered as such first, as when every body was parsed
+    /// before any check; this is the one place that rule lives.
+    ///
+    /// Beside the answer: the entries it refuses, for row counts (0 when the body is at fault:
+    /// no row of it was read).
+    pub fn bad_body_or(
+        refusal: GatewayError,
+        body: &[u8],
+        max_rows: usize,
+    ) -> (GatewayError, usize) {
+        let entries = WriteRequest::from_json_slice(body)
+            .map(|req| req.entries.len())
+            .and_then(|n| ensure_row_limit(n, max_rows).map(|()| n));
+        match entries {
+            Ok(n) => (refusal, n),
+            Err(bad_body) => (bad_body, 0),
+        }
+    }
+
     /// Refuses a body holding a number that is not zero but reads as zero (see
     /// [`super::VanishingNumber`]), naming its entry and column. After the envelope is valid,
     /// every number sits in a row: `entries[i].<op>.<column>…`.
@@ -570,6 +592,23 @@ mod tests {
     use crate::error::ErrorCode;
     use crate::wire::tests::{assert_unknown_field, parse, row, to_json};
     use serde_json::json;
+
+    #[test]
+    fn a_bad_body_is_answered_before_an_earlier_refusal() {
+        let refusal =
+            GatewayError::new(ErrorCode::ClusterNotFound, "cluster `x` is not configured");
+        let good = br#"{"entries":[{"id":"a","upsert":{}},{"id":"b","upsert":{}}]}"#;
+        assert_eq!(
+            WriteRequest::bad_body_or(refusal.clone(), good, 2),
+            (refusal.clone(), 2)
+        );
+        let (answer, entries) = WriteRequest::bad_body_or(refusal.clone(), good, 1);
+        assert_eq!(answer.code(), ErrorCode::LimitExceeded, "{answer}");
+        assert_eq!(entries, 0);
+        let (answer, entries) = WriteRequest::bad_body_or(refusal, br#"{"entries":[],"x":1}"#, 2);
+        assert_eq!(answer.code(), ErrorCode::InvalidArgument, "{answer}");
+        assert_eq!(entries, 0);
+    }
 
     fn write_error(body: Value) -> GatewayError {
         WriteRequest::from_json_slice(body.to_string().as_bytes())

@@ -12,9 +12,11 @@ use gateway_core::routes::{DATABASE, DATABASES};
 use gateway_core::wire::{CreateDatabaseRequest, DatabaseResponse, DatabasesResponse};
 
 use super::pagination::{page_of, page_query};
-use super::{CatalogState, ClusterParams, DatabaseParams, created, database_location};
-use crate::extract::{ApiError, Input};
-use crate::middleware::RequestCtx;
+use super::paths::{ClusterParams, DatabaseParams, created, database_location};
+use super::state::CatalogState;
+use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::Input;
 
 pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
@@ -80,7 +82,7 @@ async fn drop_database(
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{app, call, get, with_json};
+    use super::super::test_support::{app, expect_errors, get, with_json};
     use axum::body::Body;
     use axum::http::{Request, StatusCode};
 
@@ -169,10 +171,6 @@ mod tests {
                 "method_not_allowed",
             ),
         ];
-        for (label, req, status, code) in cases {
-            let (got, body) = call(app(), req).await;
-            assert_eq!(got, status, "{label}: {body}");
-            assert_eq!(body["error"]["code"], code, "{label}: {body}");
-        }
+        expect_errors(app, cases).await;
     }
 }

@@ -17,9 +17,9 @@ use gateway_core::GatewayError;
 use gateway_core::routes::{CLUSTERS, OPENAPI, READY};
 use gateway_core::wire::{ClustersResponse, ReadyResponse};
 
-use super::CatalogState;
+use super::state::CatalogState;
 use crate::checks::ensure_no_query;
-use crate::extract::ApiError;
+use crate::error::ApiError;
 
 /// `docs/openapi.yaml`, compiled in so the function serves the document of its own build.
 const OPENAPI_YAML: &str = include_str!("../../../../docs/openapi.yaml");

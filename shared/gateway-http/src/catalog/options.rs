@@ -7,24 +7,14 @@ use std::collections::BTreeMap;
 
 use gateway_core::GatewayError;
 
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 
-/// `gateway.rest.metadata.max-concurrent-requests` (upstream key): catalog requests in flight
-/// per container.
-pub const METADATA_MAX_CONCURRENT_KEY: &str = "gateway.rest.metadata.max-concurrent-requests";
+pub use gateway_core::settings::keys::metadata::METADATA_MAX_CONCURRENT_KEY;
 /// Default of [`METADATA_MAX_CONCURRENT_KEY`] (as the Fluss Gateway): DDL goes to the one
 /// coordinator, so a burst beyond this is turned away rather than queued behind the deadline.
 pub const DEFAULT_METADATA_MAX_CONCURRENT: usize = 16;
 
 const NAMESPACE: &str = "gateway.rest.metadata.";
-
-/// The keys of the catalog routes, for the settings registry.
-pub const KEYS: &[Key] = &[Key::new(
-    METADATA_MAX_CONCURRENT_KEY,
-    Kind::Count,
-    "16",
-    "catalog requests in flight per container",
-)];
 
 /// Settings of the catalog (`fluss-ddl`) routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

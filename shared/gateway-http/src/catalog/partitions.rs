@@ -5,29 +5,30 @@
 //! it). Specs and names are checked against the table's partition keys before Fluss sees them,
 //! so a bad spec is a 400 naming the problem rather than a server error.
 
-use std::collections::HashMap;
-
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
-use fluss::metadata::PartitionSpec;
 use gateway_core::GatewayError;
 use gateway_core::names::check_partition_value;
 use gateway_core::routes::{PARTITION, PARTITIONS};
+use gateway_core::types::{
+    PARTITION_NAME_SEPARATOR as NAME_SEPARATOR, partition_spec, partition_values_of_name,
+    partition_values_of_spec,
+};
 use gateway_core::wire::{
     CreatePartitionRequest, PartitionEntry, PartitionResponse, PartitionsResponse,
 };
 
 use super::pagination::{page_of, page_query};
-use super::{CatalogState, TableParams, created, encode_segment, table_location};
-use crate::extract::{ApiError, Input};
-use crate::middleware::RequestCtx;
-
-/// Separator of partition values in a partition name (Fluss's own).
-const NAME_SEPARATOR: char = '$';
+use super::paths::{created, encode_segment, table_location};
+use super::state::CatalogState;
+use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::Input;
+use crate::table_route::TableParams;
 
 pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
@@ -101,8 +102,8 @@ async fn create_partition(
     check_spec_values(&req.partition)?;
     let session = state.session(&ctx, &params.cluster).await?;
     let info = session.table_info(&path).await?;
-    let values = values_of_spec(&info.partition_keys, &req.partition)?;
-    let spec = fluss_spec(&info.partition_keys, &values);
+    let values = partition_values_of_spec(&info.partition_keys, &req.partition)?;
+    let spec = partition_spec(&info.partition_keys, &values);
     let name = values.join(&NAME_SEPARATOR.to_string());
     // A caller may write the moment it sees 201: answer once the buckets can take writes.
     session
@@ -134,8 +135,8 @@ async fn drop_partition(
     check_name_values(&params.partition)?;
     let session = state.session(&ctx, &params.cluster).await?;
     let info = session.table_info(&path).await?;
-    let values = values_of_name(&info.partition_keys, &params.partition)?;
-    let spec = fluss_spec(&info.partition_keys, &values);
+    let values = partition_values_of_name(&info.partition_keys, &params.partition)?;
+    let spec = partition_spec(&info.partition_keys, &values);
     session.drop_partition(&path, &spec).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %params.partition, "partition dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
@@ -157,128 +158,12 @@ fn check_name_values(name: &str) -> Result<(), GatewayError> {
         })
 }
 
-/// 400 for a table without partition keys.
-fn ensure_partitioned(keys: &[String]) -> Result<(), GatewayError> {
-    if keys.is_empty() {
-        return Err(GatewayError::invalid("the table is not partitioned"));
-    }
-    Ok(())
-}
-
-/// The values of `spec` in key order: exactly one non-empty value per partition key.
-fn values_of_spec(
-    keys: &[String],
-    spec: &gateway_core::wire::PartitionSpec,
-) -> Result<Vec<String>, GatewayError> {
-    ensure_partitioned(keys)?;
-    if let Some(unknown) = spec.keys().find(|k| !keys.contains(k)) {
-        return Err(GatewayError::invalid(format!(
-            "`partition` names `{unknown}`, which is not a partition key (the keys are {})",
-            quoted(keys)
-        )));
-    }
-    keys.iter()
-        .map(|key| match spec.get(key) {
-            Some(v) if !v.is_empty() => Ok(v.clone()),
-            Some(_) => Err(GatewayError::invalid(format!(
-                "`partition.{key}` must not be empty"
-            ))),
-            None => Err(GatewayError::invalid(format!(
-                "`partition` lacks a value for partition key `{key}` (the keys are {})",
-                quoted(keys)
-            ))),
-        })
-        .collect()
-}
-
-/// The values of a partition name: one non-empty value per partition key, joined by `$`.
-fn values_of_name(keys: &[String], name: &str) -> Result<Vec<String>, GatewayError> {
-    ensure_partitioned(keys)?;
-    let values: Vec<String> = name.split(NAME_SEPARATOR).map(str::to_owned).collect();
-    if values.len() != keys.len() || values.iter().any(String::is_empty) {
-        return Err(GatewayError::invalid(format!(
-            "partition name `{name}` must be {} non-empty value(s) for {} joined by `$`",
-            keys.len(),
-            quoted(keys)
-        )));
-    }
-    Ok(values)
-}
-
-/// The fluss-rs spec of `values` (in key order).
-fn fluss_spec(keys: &[String], values: &[String]) -> PartitionSpec {
-    PartitionSpec::new(
-        keys.iter()
-            .cloned()
-            .zip(values.iter().cloned())
-            .collect::<HashMap<String, String>>(),
-    )
-}
-
-fn quoted(keys: &[String]) -> String {
-    keys.iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{app, call, get, with_json};
+    use super::super::test_support::{app, expect_errors, get, with_json};
     use super::*;
     use axum::body::Body;
     use axum::http::Request;
-    use gateway_core::ErrorCode;
-
-    fn keys(k: &[&str]) -> Vec<String> {
-        k.iter().map(|s| (*s).to_owned()).collect()
-    }
-
-    fn spec(pairs: &[(&str, &str)]) -> gateway_core::wire::PartitionSpec {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
-
-    #[test]
-    fn partition_names_split_on_dollar_in_key_order() {
-        let k = keys(&["dt", "region"]);
-        assert_eq!(
-            values_of_name(&k, "2026-08-25$eu").unwrap(),
-            ["2026-08-25", "eu"]
-        );
-        assert_eq!(
-            values_of_name(&keys(&["dt"]), "2026-08-25").unwrap(),
-            ["2026-08-25"]
-        );
-        for bad in ["2026-08-25", "a$b$c", "$eu", "a$", ""] {
-            let e = values_of_name(&k, bad).unwrap_err();
-            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
-        }
-        let e = values_of_name(&[], "x").unwrap_err();
-        assert!(e.message().contains("not partitioned"), "{e}");
-    }
-
-    #[test]
-    fn partition_specs_need_exactly_the_partition_keys() {
-        let k = keys(&["dt", "region"]);
-        assert_eq!(
-            values_of_spec(&k, &spec(&[("region", "eu"), ("dt", "d1")])).unwrap(),
-            ["d1", "eu"]
-        );
-        for bad in [
-            spec(&[("dt", "d1")]),
-            spec(&[("dt", "d1"), ("region", "eu"), ("x", "1")]),
-            spec(&[("dt", ""), ("region", "eu")]),
-            spec(&[]),
-        ] {
-            let e = values_of_spec(&k, &bad).unwrap_err();
-            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad:?}");
-        }
-        let s = fluss_spec(&k, &["d1".into(), "eu".into()]);
-        assert_eq!(s.get_spec_map()["region"], "eu");
-    }
 
     #[tokio::test]
     async fn partition_requests_are_checked_before_touching_fluss() {
@@ -340,10 +225,6 @@ mod tests {
                 "cluster_not_found",
             ),
         ];
-        for (label, req, status, code) in cases {
-            let (got, body) = call(app(), req).await;
-            assert_eq!(got, status, "{label}: {body}");
-            assert_eq!(body["error"]["code"], code, "{label}: {body}");
-        }
+        expect_errors(app, cases).await;
     }
 }

@@ -10,22 +10,22 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use fluss::metadata::{
-    AddColumn, AlterConfig, AlterConfigOpType, AlterTableChanges, ColumnPositionType, JsonSerde,
-};
-use gateway_core::GatewayError;
 use gateway_core::names::check_name;
 use gateway_core::routes::{TABLE, TABLES};
 use gateway_core::types::{
-    parse_column_type, table_description, table_descriptor, validate_only_summary,
+    alter_table_changes, table_description, table_descriptor, validate_only_summary,
 };
-use gateway_core::wire::{AlterTableRequest, CreateTableRequest, TableChange, TablesResponse};
+use gateway_core::wire::{AlterTableRequest, CreateTableRequest, TablesResponse};
 use std::time::Instant;
 
 use super::pagination::{page_of, page_query};
-use super::{CatalogState, DatabaseParams, TableParams, created, elapsed_ms, table_location};
-use crate::extract::{ApiError, Input};
-use crate::middleware::RequestCtx;
+use super::paths::{DatabaseParams, created, table_location};
+use super::state::CatalogState;
+use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::Input;
+use crate::middleware::elapsed_ms;
+use crate::table_route::TableParams;
 
 pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
@@ -118,7 +118,7 @@ async fn alter_table(
     input.ensure_no_query()?;
     let req: AlterTableRequest = input.json()?;
     let path = params.path()?;
-    let changes = alter_changes(&req)?;
+    let changes = alter_table_changes(&req)?;
     let session = state.session(&ctx, &params.cluster).await?;
     session.alter_table(&path, changes).await?;
     // Keys and column names only: a config value may be anything the caller chose.
@@ -130,75 +130,6 @@ async fn alter_table(
         "table altered"
     );
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// The PATCH body as one fluss-rs `alter_table` call: added columns are always nullable (rows
-/// already written have no value for them); `set_config` / `reset_config` are SET / DELETE of
-/// the key, which Fluss applies to its table properties for `table.*` keys and to the custom
-/// properties otherwise.
-fn alter_changes(req: &AlterTableRequest) -> Result<AlterTableChanges, GatewayError> {
-    req.ensure_valid()?;
-    let mut changes = AlterTableChanges::default();
-    for (i, change) in req.changes.iter().enumerate() {
-        match change {
-            TableChange::AddColumn {
-                name,
-                data_type,
-                comment,
-            } => {
-                if name.trim().is_empty() {
-                    return Err(GatewayError::invalid(format!(
-                        "`changes[{i}].name` must not be empty"
-                    )));
-                }
-                let dt = parse_column_type(name, data_type, true)?;
-                let json = dt
-                    .serialize_json()
-                    .and_then(|v| {
-                        serde_json::to_vec(&v).map_err(|e| fluss::error::Error::IllegalArgument {
-                            message: e.to_string(),
-                        })
-                    })
-                    .map_err(|_| {
-                        GatewayError::invalid(format!(
-                            "column `{name}`: the data_type cannot be sent to Fluss"
-                        ))
-                    })?;
-                changes.add_columns.push(AddColumn {
-                    column_name: name.clone(),
-                    data_type_json: json,
-                    comment: comment.clone(),
-                    position: ColumnPositionType::Last,
-                });
-            }
-            TableChange::SetConfig { key, value } => {
-                ensure_key(i, key)?;
-                changes.config_changes.push(AlterConfig::new(
-                    key.clone(),
-                    Some(value.clone()),
-                    AlterConfigOpType::Set,
-                ));
-            }
-            TableChange::ResetConfig { key } => {
-                ensure_key(i, key)?;
-                changes.config_changes.push(AlterConfig::new(
-                    key.clone(),
-                    None,
-                    AlterConfigOpType::Delete,
-                ));
-            }
-        }
-    }
-    Ok(changes)
-}
-
-fn ensure_key(index: usize, key: &str) -> Result<(), GatewayError> {
-    if key.trim().is_empty() {
-        return Err(GatewayError::invalid(format!(
-            "`changes[{index}].key` must not be empty"
-        )));
-    }
-    Ok(())
 }
 
 async fn drop_table(
@@ -217,61 +148,13 @@ async fn drop_table(
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{app, call, get, with_json};
+    use super::super::test_support::{app, expect_errors, get, with_json};
     use super::*;
     use axum::body::Body;
     use axum::http::Request;
-    use gateway_core::ErrorCode;
 
     const TABLES_URL: &str = "/v1/clusters/default/databases/db/tables";
     const TABLE_URL: &str = "/v1/clusters/default/databases/db/tables/t";
-
-    fn parse(body: &str) -> AlterTableRequest {
-        serde_json::from_str(body).unwrap()
-    }
-
-    #[test]
-    fn alter_changes_map_to_one_fluss_call() {
-        let changes = alter_changes(&parse(
-            r#"{"changes":[{"kind":"add_column","name":"note","data_type":{"type":"DECIMAL","precision":18,"scale":2},"comment":"c"}]}"#,
-        ))
-        .unwrap();
-        assert_eq!(changes.add_columns.len(), 1);
-        let added = &changes.add_columns[0];
-        assert_eq!(added.column_name, "note");
-        assert_eq!(added.comment.as_deref(), Some("c"));
-        let json: serde_json::Value = serde_json::from_slice(&added.data_type_json).unwrap();
-        assert_eq!(json["type"], "DECIMAL");
-        assert_eq!(json["precision"], 18);
-
-        let changes = alter_changes(&parse(
-            r#"{"changes":[{"kind":"set_config","key":"owner","value":"a"},{"kind":"reset_config","key":"table.x"}]}"#,
-        ))
-        .unwrap();
-        assert_eq!(
-            changes.config_changes,
-            vec![
-                AlterConfig::new("owner", Some("a".into()), AlterConfigOpType::Set),
-                AlterConfig::new("table.x", None, AlterConfigOpType::Delete),
-            ]
-        );
-    }
-
-    #[test]
-    fn alter_changes_refuse_mixes_empty_keys_and_bad_types() {
-        for bad in [
-            r#"{"changes":[]}"#,
-            r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"INTEGER"}},{"kind":"set_config","key":"k","value":"v"}]}"#,
-            r#"{"changes":[{"kind":"set_config","key":" ","value":"v"}]}"#,
-            r#"{"changes":[{"kind":"reset_config","key":""}]}"#,
-            r#"{"changes":[{"kind":"add_column","name":"","data_type":{"type":"INTEGER"}}]}"#,
-            r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"DECIMAL","precision":99,"scale":0}}]}"#,
-            r#"{"changes":[{"kind":"add_column","name":"a","data_type":{"type":"INTEGER","nullable":false}}]}"#,
-        ] {
-            let e = alter_changes(&parse(bad)).unwrap_err();
-            assert_eq!(e.code(), ErrorCode::InvalidArgument, "{bad}");
-        }
-    }
 
     #[tokio::test]
     async fn table_requests_are_checked_before_touching_fluss() {
@@ -397,10 +280,6 @@ mod tests {
                 "method_not_allowed",
             ),
         ];
-        for (label, req, status, code) in cases {
-            let (got, body) = call(app(), req).await;
-            assert_eq!(got, status, "{label}: {body}");
-            assert_eq!(body["error"]["code"], code, "{label}: {body}");
-        }
+        expect_errors(app, cases).await;
     }
 }

@@ -3,9 +3,9 @@
 
 use axum::Router;
 use fluss_pool::config::ClusterConfig;
-use fluss_pool::{DeadlinePolicy, Pool, PoolConfig};
+use fluss_pool::{Pool, PoolConfig};
 
-pub(super) use crate::test_support::{call, get, with_json};
+pub(super) use crate::test_support::{call, expect_errors, get, with_json};
 
 use super::{CatalogOptions, CatalogState, catalog_routes};
 
@@ -28,9 +28,5 @@ pub(super) fn app() -> Router {
 
 /// The served router over `state`.
 pub(super) fn router(state: CatalogState) -> Router {
-    crate::build_router(
-        catalog_routes(state),
-        crate::DEFAULT_MAX_REQUEST_BYTES,
-        DeadlinePolicy::default(),
-    )
+    crate::test_support::served(catalog_routes(state))
 }

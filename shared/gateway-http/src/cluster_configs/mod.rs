@@ -17,26 +17,26 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use fluss::metadata::{AlterConfig, AlterConfigOpType, DescribeConfig};
+use fluss::metadata::DescribeConfig;
 use fluss_ops::catalog::Session;
 use fluss_pool::Pool;
 use gateway_core::routes::CLUSTER_CONFIGS;
-use gateway_core::settings::{self, Key, Kind, Slot, env_var_name};
-use gateway_core::wire::{
-    AlterClusterConfigsRequest, ClusterConfigChange, ClusterConfigEntry, ClusterConfigsResponse,
-};
+use gateway_core::settings::{self, Slot, env_var_name};
+use gateway_core::types::cluster_config_changes;
+use gateway_core::wire::{AlterClusterConfigsRequest, ClusterConfigEntry, ClusterConfigsResponse};
 use gateway_core::{ErrorCode, GatewayError};
+use tokio::sync::OwnedSemaphorePermit;
 
+use crate::admission::{Gate, admit};
 use crate::checks::{ensure_json_content_type, percent_decode};
-use crate::extract::{ApiError, Input};
-use crate::middleware::RequestCtx;
+use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::Input;
 use gateway_core::redact::{
     REDACTED, has_embedded_password, is_sensitive_config_key, redact_config_value,
 };
 
-/// `gateway.rest.config.enabled` (ours): serve the config routes. Off by default, because a
-/// PATCH changes the cluster for every client; until auth scopes exist, the deployer opts in.
-pub const CONFIG_ENABLED_KEY: &str = "gateway.rest.config.enabled";
+pub use gateway_core::settings::keys::cluster_config::CONFIG_ENABLED_KEY;
 /// Default of [`CONFIG_ENABLED_KEY`]: disabled; the routes answer 404 `not_found` saying how to
 /// enable them.
 pub const DEFAULT_CONFIG_ENABLED: bool = false;
@@ -74,30 +74,46 @@ impl ConfigOptions {
     }
 }
 
-/// The keys of the config routes, for the settings registry.
-pub const KEYS: &[Key] = &[Key::new(
-    CONFIG_ENABLED_KEY,
-    Kind::Bool,
-    "false",
-    "serve GET / PATCH /v1/clusters/{cluster}/configs",
-)];
-
 /// Everything the config routes share across requests; built once per container.
 #[derive(Clone)]
 pub struct ConfigState {
     pool: Pool,
     options: ConfigOptions,
+    /// Unbounded: these routes are an operator's (off by default, a describe or an alter now
+    /// and then), and a bound would be a setting of its own. Their requests still pass
+    /// [`admit`], so they are refused in the same order as every family's.
+    gate: Gate,
 }
 
 impl ConfigState {
     /// State over `pool`, with the opt-in in `options`.
     pub fn new(pool: Pool, options: ConfigOptions) -> Self {
-        ConfigState { pool, options }
+        ConfigState {
+            pool,
+            options,
+            gate: Gate::unbounded("cluster-config"),
+        }
     }
 
     /// The options in force.
     pub fn options(&self) -> ConfigOptions {
         self.options
+    }
+
+    /// What both routes run before the cluster, in order: the opt-in, the route's own `checks`
+    /// of its input (which give what the operation needs), then admission (the cluster, the
+    /// gate) and a session on `cluster`. The permit is to be held as long as the session.
+    async fn open<T>(
+        &self,
+        ctx: &RequestCtx,
+        cluster: &str,
+        checks: impl FnOnce() -> Result<T, GatewayError>,
+    ) -> Result<(T, OwnedSemaphorePermit, Session), GatewayError> {
+        ensure_enabled(self.options)?;
+        let checked = checks()?;
+        let permit = admit(&self.pool, &self.gate, cluster)?;
+        let session = Session::open(&self.pool, &ctx.call, cluster).await?;
+        Ok((checked, permit, session))
     }
 }
 
@@ -117,11 +133,12 @@ async fn describe_configs(
     Path(cluster): Path<String>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    ensure_enabled(state.options)?;
-    input.ensure_accepts_json()?;
-    let prefix = prefix_filter(input.query())?;
-    // Before any I/O: an unknown cluster is a 404 without touching Fluss.
-    let session = Session::open(&state.pool, &ctx.call, &cluster).await?;
+    let (prefix, _permit, session) = state
+        .open(&ctx, &cluster, || {
+            input.ensure_accepts_json()?;
+            prefix_filter(input.query())
+        })
+        .await?;
     let described = session.describe_cluster_configs().await?;
     let response = describe_response(described, prefix.as_deref());
     // Counts only: values, even redacted ones, stay out of the log.
@@ -140,15 +157,16 @@ async fn alter_configs(
     Path(cluster): Path<String>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    ensure_enabled(state.options)?;
-    input.ensure_no_query()?;
-    ensure_json_content_type(input.headers())?;
-    input.ensure_accepts_json()?;
-    let request: AlterClusterConfigsRequest = input.json()?;
-    let changes = to_alter_configs(&request);
-    let session = Session::open(&state.pool, &ctx.call, &cluster).await?;
+    let (request, _permit, session) = state
+        .open(&ctx, &cluster, || {
+            input.ensure_no_query()?;
+            ensure_json_content_type(input.headers())?;
+            input.ensure_accepts_json()?;
+            input.json::<AlterClusterConfigsRequest>()
+        })
+        .await?;
     session
-        .alter_cluster_configs(changes)
+        .alter_cluster_configs(cluster_config_changes(&request))
         .await
         .map_err(|e| refusal_error(&e, &request))?;
     // Keys and kinds only: a value may be a secret.
@@ -217,23 +235,6 @@ fn describe_response(
     ClusterConfigsResponse { configs }
 }
 
-/// The wire changes as fluss-rs `AlterConfig`s, in request order (`reset_config` is DELETE).
-fn to_alter_configs(request: &AlterClusterConfigsRequest) -> Vec<AlterConfig> {
-    request
-        .changes
-        .iter()
-        .map(|change| {
-            let op = match change {
-                ClusterConfigChange::SetConfig { .. } => AlterConfigOpType::Set,
-                ClusterConfigChange::ResetConfig { .. } => AlterConfigOpType::Delete,
-                ClusterConfigChange::AppendConfig { .. } => AlterConfigOpType::Append,
-                ClusterConfigChange::SubtractConfig { .. } => AlterConfigOpType::Subtract,
-            };
-            AlterConfig::new(change.key(), change.value().map(str::to_owned), op)
-        })
-        .collect()
-}
-
 /// A failed alter as the caller sees it. A refusal (non-dynamic key, invalid value) is 400
 /// `invalid_argument` naming the key when the server's reason does not; values sent for
 /// sensitive keys are masked in any message, since servers echo values.
@@ -283,16 +284,13 @@ fn change_keys(request: &AlterClusterConfigsRequest) -> String {
 mod tests {
     use super::*;
     use crate::extract::ParseBody;
-    use fluss_pool::DeadlinePolicy;
+    use crate::test_support::{call, unreachable_pool};
 
     fn parse_alter_request(body: &[u8]) -> Result<AlterClusterConfigsRequest, GatewayError> {
         AlterClusterConfigsRequest::parse(body)
     }
-    use axum::body::{Body, to_bytes};
+    use axum::body::Body;
     use axum::http::Request;
-    use fluss_pool::PoolConfig;
-    use fluss_pool::config::ClusterConfig;
-    use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/configs";
 
@@ -300,23 +298,8 @@ mod tests {
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(enabled: bool) -> Router {
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("default", "127.0.0.1:1")]).unwrap(),
-        );
-        let state = ConfigState::new(pool, ConfigOptions { enabled });
-        crate::build_router(
-            config_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        )
-    }
-
-    async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {
-        let resp = app.oneshot(req).await.unwrap();
-        let status = resp.status();
-        let body: serde_json::Value =
-            serde_json::from_slice(&to_bytes(resp.into_body(), 1 << 20).await.unwrap()).unwrap();
-        (status, body)
+        let state = ConfigState::new(unreachable_pool("default"), ConfigOptions { enabled });
+        crate::test_support::served(config_routes(state))
     }
 
     fn patch(url: &str, body: &str) -> Request<Body> {
@@ -437,22 +420,16 @@ mod tests {
         );
     }
 
+    // How the changes map to fluss-rs operations: gateway-core's
+    // `configs_changes_map_to_fluss_operations_in_order`.
     #[test]
-    fn configs_changes_map_to_fluss_operations_in_order() {
+    fn configs_alter_bodies_parse_or_are_refused() {
         let req = parse_alter_request(
             br#"{"changes":[{"kind":"set_config","key":"a","value":"1"},{"kind":"reset_config","key":"b"},
                 {"kind":"append_config","key":"c","value":"x"},{"kind":"subtract_config","key":"d","value":"y"}]}"#,
         )
         .unwrap();
-        assert_eq!(
-            to_alter_configs(&req),
-            vec![
-                AlterConfig::new("a", Some("1".into()), AlterConfigOpType::Set),
-                AlterConfig::new("b", None, AlterConfigOpType::Delete),
-                AlterConfig::new("c", Some("x".into()), AlterConfigOpType::Append),
-                AlterConfig::new("d", Some("y".into()), AlterConfigOpType::Subtract),
-            ]
-        );
+        assert_eq!(req.changes.len(), 4);
         for bad in [
             r#"{"changes":[]}"#,
             r#"{"changes":[{"kind":"set_config","key":" ","value":"1"}]}"#,
@@ -615,34 +592,18 @@ mod tests {
                 "method_not_allowed",
             ),
         ];
-        for (label, req, status, code) in cases {
-            let (got, body) = call(app(true), req).await;
-            assert_eq!(got, status, "{label}: {body}");
-            assert_eq!(body["error"]["code"], code, "{label}: {body}");
-        }
+        crate::test_support::expect_errors(|| app(true), cases).await;
     }
 
     #[tokio::test]
     async fn configs_the_sample_api_gateway_event_reaches_the_describe_handler() {
-        // events/config-describe.json through lambda_http's own conversion, as in Lambda. The
-        // pool knows no cluster `default`, so reaching the handler answers 404
-        // `cluster_not_found` without any I/O.
-        let event = include_str!("../../../../events/config-describe.json");
-        let req = lambda_http::request::from_str(event).unwrap();
-        let pool = Pool::new(
-            PoolConfig::new(vec![ClusterConfig::plaintext("other", "127.0.0.1:1")]).unwrap(),
-        );
-        let options = ConfigOptions { enabled: true };
-        let state = ConfigState::new(pool, options);
-        let app = crate::build_router(
-            config_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        );
-        let resp = app.oneshot(req).await.unwrap();
-        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
-        let body: serde_json::Value =
-            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
-        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+        // The pool knows no cluster `default`.
+        let pool = unreachable_pool("other");
+        let state = ConfigState::new(pool, ConfigOptions { enabled: true });
+        crate::test_support::expect_event_reaches_handler(
+            crate::test_support::served(config_routes(state)),
+            include_str!("../../../../events/config-describe.json"),
+        )
+        .await;
     }
 }

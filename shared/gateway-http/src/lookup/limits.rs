@@ -8,22 +8,12 @@ use std::collections::BTreeMap;
 use gateway_core::GatewayError;
 use gateway_core::wire::Row;
 
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 
-/// `gateway.rest.lookup.max-keys` (upstream key): keys per point-lookup request.
-pub const LOOKUP_MAX_KEYS_KEY: &str = "gateway.rest.lookup.max-keys";
-/// `gateway.rest.lookup.max-key-bytes` (upstream key): JSON bytes of all keys (or prefixes) of
-/// one request.
-pub const LOOKUP_MAX_KEY_BYTES_KEY: &str = "gateway.rest.lookup.max-key-bytes";
-/// `gateway.rest.lookup.max-concurrent-requests`: lookup requests (both routes) in flight per
-/// container.
-pub const LOOKUP_MAX_CONCURRENT_KEY: &str = "gateway.rest.lookup.max-concurrent-requests";
-/// `gateway.rest.lookup.max-response-bytes`: JSON bytes of one answer of either lookup route.
-pub const LOOKUP_MAX_RESPONSE_BYTES_KEY: &str = "gateway.rest.lookup.max-response-bytes";
-/// `gateway.rest.prefix-lookup.max-prefixes` (upstream key): prefixes per request.
-pub const PREFIX_MAX_PREFIXES_KEY: &str = "gateway.rest.prefix-lookup.max-prefixes";
-/// `gateway.rest.prefix-lookup.max-rows-per-prefix` (upstream key): rows returned per prefix.
-pub const PREFIX_MAX_ROWS_KEY: &str = "gateway.rest.prefix-lookup.max-rows-per-prefix";
+pub use gateway_core::settings::keys::lookup::{
+    LOOKUP_MAX_CONCURRENT_KEY, LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY,
+    LOOKUP_MAX_RESPONSE_BYTES_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
+};
 
 /// Default keys per request (as the Fluss Gateway design): one fluss-rs lookup batch.
 pub const DEFAULT_LOOKUP_MAX_KEYS: usize = 128;
@@ -41,46 +31,6 @@ pub const DEFAULT_PREFIX_MAX_PREFIXES: usize = 16;
 pub const DEFAULT_PREFIX_MAX_ROWS: usize = 1000;
 
 const NAMESPACES: [&str; 2] = ["gateway.rest.lookup.", "gateway.rest.prefix-lookup."];
-
-/// The keys of the lookup routes, for the settings registry.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        LOOKUP_MAX_KEYS_KEY,
-        Kind::Count,
-        "128",
-        "keys per point-lookup request",
-    ),
-    Key::new(
-        LOOKUP_MAX_KEY_BYTES_KEY,
-        Kind::Bytes,
-        "1mb",
-        "JSON bytes of a request's keys",
-    ),
-    Key::new(
-        LOOKUP_MAX_CONCURRENT_KEY,
-        Kind::Count,
-        "64",
-        "lookup requests in flight per container",
-    ),
-    Key::new(
-        LOOKUP_MAX_RESPONSE_BYTES_KEY,
-        Kind::Bytes,
-        "4mb",
-        "JSON bytes of one lookup answer",
-    ),
-    Key::new(
-        PREFIX_MAX_PREFIXES_KEY,
-        Kind::Count,
-        "16",
-        "prefixes per prefix-lookup request",
-    ),
-    Key::new(
-        PREFIX_MAX_ROWS_KEY,
-        Kind::Count,
-        "1000",
-        "rows returned per prefix",
-    ),
-];
 
 /// Limits of `POST …/records/lookup` and `POST …/records/prefix-lookup`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

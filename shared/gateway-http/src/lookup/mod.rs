@@ -3,13 +3,12 @@
 //! path; shapes from its FIP-49 design).
 //!
 //! The handlers run the cheap checks first (query string, content type, `Accept`, body shape,
-//! key count and bytes, concurrency gate), then call the lookup operations of
+//! key count and bytes, then the cluster and the concurrency gate), then call the lookup operations of
 //! [`fluss_ops::lookup`]. A missing key is `found: false`, never a 404; a log table is 501
 //! `unsupported`; the deadline answers 504 `timeout`; an answer over the response limit is 413.
 
 pub mod limits;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{Path, State};
@@ -17,16 +16,20 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
+use fluss::metadata::TablePath;
 use fluss_pool::Pool;
+use gateway_core::GatewayError;
 use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP};
 use gateway_core::wire::{
     LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse,
 };
-use tokio::sync::Semaphore;
+use tokio::sync::OwnedSemaphorePermit;
 
-use crate::admission::enter_gate;
-use crate::extract::{ApiError, Input};
-use crate::middleware::{RequestCtx, elapsed_ms};
+use crate::admission::{Gate, admit};
+use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::{Input, ParseBody};
+use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
 pub use limits::LookupLimits;
 
@@ -37,7 +40,7 @@ pub struct LookupState {
     limits: LookupLimits,
     /// Lookup requests in flight (both routes); a full gate answers 429 instead of queueing
     /// behind the deadline.
-    gate: Arc<Semaphore>,
+    gate: Gate,
 }
 
 impl LookupState {
@@ -46,7 +49,7 @@ impl LookupState {
         LookupState {
             pool,
             limits,
-            gate: Arc::new(Semaphore::new(limits.max_concurrent)),
+            gate: Gate::new(limits.max_concurrent, "lookup"),
         }
     }
 
@@ -54,6 +57,41 @@ impl LookupState {
     pub fn limits(&self) -> LookupLimits {
         self.limits
     }
+
+    /// What both routes run before Fluss, in order: query string, content type and `Accept`,
+    /// the names, the body's shape, the request's own limits (`check`, which gives what the
+    /// operation needs of them), then admission (the cluster, the gate). The request's clock
+    /// starts here, before the first check.
+    fn admit<R: ParseBody, T>(
+        &self,
+        params: &TableParams,
+        input: Input,
+        check: impl FnOnce(&R, LookupLimits) -> Result<T, GatewayError>,
+    ) -> Result<Admitted<R, T>, GatewayError> {
+        let started = Instant::now();
+        input.ensure_json_post()?;
+        let path = params.path()?;
+        let req: R = input.json()?;
+        let checked = check(&req, self.limits)?;
+        let permit = admit(&self.pool, &self.gate, &params.cluster)?;
+        Ok(Admitted {
+            started,
+            path,
+            req,
+            checked,
+            _permit: permit,
+        })
+    }
+}
+
+/// A lookup request past every check and admitted; its permit is held as long as it is.
+struct Admitted<R, T> {
+    started: Instant,
+    path: TablePath,
+    req: R,
+    /// What the route's own check gave back.
+    checked: T,
+    _permit: OwnedSemaphorePermit,
 }
 
 /// The lookup route family. Wrap it with [`crate::build_router`] to serve it.
@@ -70,17 +108,13 @@ async fn lookup_records(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    let started = Instant::now();
-    input.ensure_json_post()?;
-    let path = params.path()?;
-    let req: LookupRequest = input.json()?;
-    let limits = state.limits;
-    limits.ensure_keys(&req.keys, "keys", limits.max_keys)?;
-    let _permit = enter_gate(&state.gate, "lookup")?;
+    let admitted = state.admit(&params, input, |req: &LookupRequest, limits| {
+        limits.ensure_keys(&req.keys, "keys", limits.max_keys)
+    })?;
+    let (path, keys) = (&admitted.path, &admitted.req.keys);
     let results =
-        fluss_ops::lookup::lookup_keys(&state.pool, &ctx.call, &params.cluster, &path, &req.keys)
-            .await?;
-    limits.ensure_response_fits(&results)?;
+        fluss_ops::lookup::lookup_keys(&state.pool, &ctx.call, &params.cluster, path, keys).await?;
+    state.limits.ensure_response_fits(&results)?;
     // One line per request, never per key; no key or row values.
     tracing::info!(
         request_id = %ctx.request_id,
@@ -88,7 +122,7 @@ async fn lookup_records(
         table = %path,
         keys = results.len(),
         found = results.iter().filter(|r| r.found).count(),
-        elapsed_ms = elapsed_ms(started),
+        elapsed_ms = elapsed_ms(admitted.started),
         "lookup"
     );
     Ok((StatusCode::OK, Json(LookupResponse { results })).into_response())
@@ -100,25 +134,22 @@ async fn prefix_lookup_records(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
-    let started = Instant::now();
-    input.ensure_json_post()?;
-    let path = params.path()?;
-    let req: PrefixLookupRequest = input.json()?;
-    let limits = state.limits;
-    limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;
-    let max_rows = limits.rows_per_prefix(req.max_rows_per_prefix)?;
-    let _permit = enter_gate(&state.gate, "lookup")?;
+    let admitted = state.admit(&params, input, |req: &PrefixLookupRequest, limits| {
+        limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;
+        limits.rows_per_prefix(req.max_rows_per_prefix)
+    })?;
+    let (path, req, max_rows) = (&admitted.path, &admitted.req, admitted.checked);
     let results = fluss_ops::lookup::lookup_prefixes(
         &state.pool,
         &ctx.call,
         &params.cluster,
-        &path,
+        path,
         &req.prefix_columns,
         &req.prefixes,
         max_rows,
     )
     .await?;
-    limits.ensure_response_fits(&results)?;
+    state.limits.ensure_response_fits(&results)?;
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
@@ -126,7 +157,7 @@ async fn prefix_lookup_records(
         prefixes = results.len(),
         rows = results.iter().map(|r| r.rows.len()).sum::<usize>(),
         truncated = results.iter().filter(|r| r.truncated).count(),
-        elapsed_ms = elapsed_ms(started),
+        elapsed_ms = elapsed_ms(admitted.started),
         "prefix lookup"
     );
     let response = PrefixLookupResponse {
@@ -139,10 +170,11 @@ async fn prefix_lookup_records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{call, post_json, unreachable_pool};
-    use axum::body::{Body, to_bytes};
+    use crate::test_support::{
+        call, expect_event_reaches_handler, post_json, served, unreachable_pool,
+    };
+    use axum::body::Body;
     use axum::http::Request;
-    use fluss_pool::DeadlinePolicy;
     use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/databases/db/tables/t/records/lookup";
@@ -152,13 +184,10 @@ mod tests {
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: LookupLimits) -> Router {
-        let pool = unreachable_pool("default");
-        let state = LookupState::new(pool, limits);
-        crate::build_router(
-            lookup_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        )
+        served(lookup_routes(LookupState::new(
+            unreachable_pool("default"),
+            limits,
+        )))
     }
 
     #[tokio::test]
@@ -281,17 +310,30 @@ mod tests {
             ..LookupLimits::default()
         };
         let state = LookupState::new(pool, limits);
-        let _held = state.gate.clone().try_acquire_owned().unwrap();
-        let app = crate::build_router(
-            lookup_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        );
+        let _held = state.gate.hold();
+        let app = served(lookup_routes(state));
         for url in [URL, PREFIX_URL] {
             let body = if url == URL { ONE_KEY } else { ONE_PREFIX };
             let resp = app.clone().oneshot(post_json(url, body)).await.unwrap();
             assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS, "{url}");
             assert_eq!(resp.headers()["retry-after"], "1");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_cluster_is_404_even_when_the_gate_is_full() {
+        let limits = LookupLimits {
+            max_concurrent: 1,
+            ..LookupLimits::default()
+        };
+        let state = LookupState::new(unreachable_pool("default"), limits);
+        let _held = state.gate.hold();
+        let app = served(lookup_routes(state));
+        for (url, body) in [(URL, ONE_KEY), (PREFIX_URL, ONE_PREFIX)] {
+            let url = url.replace("/default/", "/nope/");
+            let (status, answer) = call(app.clone(), post_json(&url, body)).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{url}: {answer}");
+            assert_eq!(answer["error"]["code"], "cluster_not_found", "{url}");
         }
     }
 
@@ -330,22 +372,12 @@ mod tests {
 
     #[tokio::test]
     async fn the_sample_api_gateway_event_reaches_the_lookup_handler() {
-        // events/lookup.json through lambda_http's own conversion, as in Lambda. The pool knows
-        // no cluster `default`, so a valid body answers 404 `cluster_not_found` without I/O.
-        let event = include_str!("../../../../events/lookup.json");
-        let req = lambda_http::request::from_str(event).unwrap();
-        let pool = unreachable_pool("other");
-        let state = LookupState::new(pool, LookupLimits::default());
-        let app = crate::build_router(
-            lookup_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        );
-        let resp = app.oneshot(req).await.unwrap();
-        let status = resp.status();
-        let body: serde_json::Value =
-            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
-        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
-        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+        // The pool knows no cluster `default`.
+        let state = LookupState::new(unreachable_pool("other"), LookupLimits::default());
+        expect_event_reaches_handler(
+            served(lookup_routes(state)),
+            include_str!("../../../../events/lookup.json"),
+        )
+        .await;
     }
 }

@@ -7,14 +7,11 @@ use std::collections::BTreeMap;
 use gateway_core::GatewayError;
 
 use crate::middleware::DEFAULT_MAX_REQUEST_BYTES;
-use gateway_core::settings::{self, Key, Kind, Slot};
+use gateway_core::settings::{self, Slot};
 
-/// `gateway.rest.write.max-rows` (upstream key): entries per request.
-pub const MAX_ROWS_KEY: &str = "gateway.rest.write.max-rows";
-/// `gateway.rest.write.max-request-bytes` (upstream key): body bytes per request.
-pub const MAX_REQUEST_BYTES_KEY: &str = "gateway.rest.write.max-request-bytes";
-/// `gateway.rest.write.max-concurrent-requests` (upstream key): writes in flight per container.
-pub const MAX_CONCURRENT_KEY: &str = "gateway.rest.write.max-concurrent-requests";
+pub use gateway_core::settings::keys::write::{
+    MAX_CONCURRENT_KEY, MAX_REQUEST_BYTES_KEY, MAX_ROWS_KEY,
+};
 /// Default max rows (as the Fluss Gateway).
 pub const DEFAULT_MAX_ROWS: usize = 10_000;
 /// Default concurrent writes (as the Fluss Gateway); a Lambda container serves one at a time,
@@ -22,28 +19,6 @@ pub const DEFAULT_MAX_ROWS: usize = 10_000;
 pub const DEFAULT_MAX_CONCURRENT: usize = 64;
 
 const NAMESPACE: &str = "gateway.rest.write.";
-
-/// The keys of the write route, for the settings registry.
-pub const KEYS: &[Key] = &[
-    Key::new(
-        MAX_ROWS_KEY,
-        Kind::Count,
-        "10000",
-        "entries per write request",
-    ),
-    Key::new(
-        MAX_REQUEST_BYTES_KEY,
-        Kind::Bytes,
-        "6mb",
-        "body bytes per write request",
-    ),
-    Key::new(
-        MAX_CONCURRENT_KEY,
-        Kind::Count,
-        "64",
-        "write requests in flight per container",
-    ),
-];
 
 /// Limits of `POST …/records`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! per-entry outcomes, wire-compatible with the Fluss Gateway 1.0.
 //!
 //! The handler runs the cheap checks first (query string, content type, `Accept`, body size,
-//! body shape, row count, concurrency gate), then hands the batch to the write operation
+//! body shape, row count, then the cluster and the concurrency gate), then hands the batch to the write operation
 //! ([`fluss_ops::write::write`]), which event ingestion calls too. A request with an
 //! `Idempotency-Key` claims its key before the write and keeps its response after it (see
 //! [`idempotency`]).
@@ -10,7 +10,6 @@
 pub mod idempotency;
 pub mod limits;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
@@ -23,11 +22,12 @@ use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::routes::RECORDS;
 use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse, ensure_row_limit};
-use tokio::sync::Semaphore;
 
-use crate::admission::enter_gate;
-use crate::extract::{ApiError, Input};
-use crate::middleware::{RequestCtx, elapsed_ms};
+use crate::admission::{Gate, admit};
+use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::Input;
+use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
 use idempotency::{Claim, Idempotency, Kept, ScopedKey};
 pub use limits::WriteLimits;
@@ -38,7 +38,7 @@ pub struct WriteState {
     pool: Pool,
     limits: WriteLimits,
     /// Writes in flight; a full gate answers 429 instead of queueing behind the deadline.
-    gate: Arc<Semaphore>,
+    gate: Gate,
     /// The `Idempotency-Key` store, when the deployment keeps one.
     idempotency: Option<Idempotency>,
 }
@@ -49,7 +49,7 @@ impl WriteState {
         WriteState {
             pool,
             limits,
-            gate: Arc::new(Semaphore::new(limits.max_concurrent)),
+            gate: Gate::new(limits.max_concurrent, "write"),
             idempotency: None,
         }
     }
@@ -116,9 +116,8 @@ async fn write_records(
         Body::Json(input.json_bytes()?)
     };
     let refine = body.refiner(max_rows);
-    let permit = enter_gate(&state.gate, "write").map_err(&refine)?;
-    // Before any I/O: an unknown cluster is a 404 without touching Fluss.
-    state.pool.cluster(&params.cluster).map_err(&refine)?;
+    // Before any I/O, the Idempotency-Key claim included.
+    let permit = admit(&state.pool, &state.gate, &params.cluster).map_err(&refine)?;
     let run = {
         let (pool, call, cluster, path) = (
             state.pool.clone(),
@@ -288,25 +287,18 @@ enum Body {
 }
 
 impl Body {
-    /// What turns a refusal raised before the rows are decoded (a full gate, an unknown
-    /// cluster, an unreachable idempotency store) into the body's own 400 or 413 when the body
-    /// is bad: the JSON body is only read with its table, but a bad body is still answered as
-    /// such first, as when every body was parsed before any check.
+    /// What turns a refusal raised before the rows are decoded (an unknown cluster, a full
+    /// gate, an unreachable idempotency store) into the body's own 400 or 413 when the body is
+    /// bad ([`WriteRequest::bad_body_or`]): the JSON body is only read with its table. An NDJSON
+    /// body was parsed and checked already.
     fn refiner(&self, max_rows: usize) -> impl Fn(GatewayError) -> GatewayError + Send + 'static {
         let json = match self {
             Body::Json(bytes) => Some(bytes.clone()),
             Body::Lines(_) => None,
         };
-        move |refusal| {
-            let Some(body) = &json else {
-                return refusal;
-            };
-            match WriteRequest::from_json_slice(body)
-                .and_then(|req| ensure_row_limit(req.entries.len(), max_rows))
-            {
-                Err(bad_body) => bad_body,
-                Ok(()) => refusal,
-            }
+        move |refusal| match &json {
+            Some(body) => WriteRequest::bad_body_or(refusal, body, max_rows).0,
+            None => refusal,
         }
     }
 }
@@ -314,23 +306,21 @@ impl Body {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{call, post_json, unreachable_pool};
-    use axum::body::{Body, to_bytes};
+    use crate::test_support::{
+        call, expect_errors, expect_event_reaches_handler, post_json, served, unreachable_pool,
+    };
+    use axum::body::Body;
     use axum::http::Request;
-    use fluss_pool::DeadlinePolicy;
     use tower::ServiceExt;
 
     const URL: &str = "/v1/clusters/default/databases/db/tables/t/records";
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: WriteLimits) -> Router {
-        let pool = unreachable_pool("default");
-        let state = WriteState::new(pool, limits);
-        crate::build_router(
-            write_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        )
+        served(write_routes(WriteState::new(
+            unreachable_pool("default"),
+            limits,
+        )))
     }
 
     const ONE_ROW: &str = r#"{"entries":[{"id":"e1","upsert":{"id":1}}]}"#;
@@ -402,11 +392,7 @@ mod tests {
                 "not_acceptable",
             ),
         ];
-        for (label, req, status, code) in cases {
-            let (got, body) = call(app(WriteLimits::default()), req).await;
-            assert_eq!(got, status, "{label}: {body}");
-            assert_eq!(body["error"]["code"], code, "{label}: {body}");
-        }
+        expect_errors(|| app(WriteLimits::default()), cases).await;
     }
 
     #[tokio::test]
@@ -439,23 +425,13 @@ mod tests {
 
     #[tokio::test]
     async fn the_sample_api_gateway_event_reaches_the_write_handler() {
-        // events/write-upsert.json through lambda_http's own conversion, as in Lambda. The pool
-        // knows no cluster `default`, so reaching the handler with a valid body answers 404
-        // `cluster_not_found` without any I/O.
-        let event = include_str!("../../../../events/write-upsert.json");
-        let req = lambda_http::request::from_str(event).unwrap();
-        let pool = unreachable_pool("other");
-        let state = WriteState::new(pool, WriteLimits::default());
-        let app = crate::build_router(
-            write_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        );
-        let resp = app.oneshot(req).await.unwrap();
-        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
-        let body: serde_json::Value =
-            serde_json::from_slice(&to_bytes(resp.into_body(), 4096).await.unwrap()).unwrap();
-        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+        // The pool knows no cluster `default`.
+        let state = WriteState::new(unreachable_pool("other"), WriteLimits::default());
+        expect_event_reaches_handler(
+            served(write_routes(state)),
+            include_str!("../../../../events/write-upsert.json"),
+        )
+        .await;
     }
 
     #[tokio::test]
@@ -492,14 +468,29 @@ mod tests {
             ..WriteLimits::default()
         };
         let state = WriteState::new(pool, limits);
-        let _held = state.gate.clone().try_acquire_owned().unwrap();
-        let app = crate::build_router(
-            write_routes(state),
-            crate::DEFAULT_MAX_REQUEST_BYTES,
-            DeadlinePolicy::default(),
-        );
+        let _held = state.gate.hold();
+        let app = served(write_routes(state));
         let resp = app.oneshot(post_json(URL, ONE_ROW)).await.unwrap();
         assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(resp.headers()["retry-after"], "1");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_cluster_is_404_even_when_the_gate_is_full() {
+        let limits = WriteLimits {
+            max_concurrent: 1,
+            ..WriteLimits::default()
+        };
+        let state = WriteState::new(unreachable_pool("default"), limits);
+        let _held = state.gate.hold();
+        let app = served(write_routes(state));
+        let url = URL.replace("/default/", "/nope/");
+        let (status, body) = call(app.clone(), post_json(&url, ONE_ROW)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        assert_eq!(body["error"]["code"], "cluster_not_found", "{body}");
+        // A bad body still comes first, as it does before a full gate.
+        let (status, body) = call(app, post_json(&url, r#"{"entries":[],"x":1}"#)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["code"], "invalid_argument", "{body}");
     }
 }

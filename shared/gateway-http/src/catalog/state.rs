@@ -1,0 +1,72 @@
+//! What the catalog routes share across requests ([`CatalogState`]) and the gated catalog
+//! session each request opens from it. Apart from the parent module, which assembles the routes,
+//! so that the route modules depend on it and never back on their parent.
+
+use std::time::Instant;
+
+use fluss_ops::catalog::Session;
+use fluss_pool::Pool;
+use gateway_core::GatewayError;
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::options::CatalogOptions;
+use crate::admission::{Gate, admit};
+use crate::context::RequestCtx;
+
+/// Everything the catalog routes share across requests; built once per container.
+#[derive(Clone)]
+pub struct CatalogState {
+    pub(super) pool: Pool,
+    options: CatalogOptions,
+    /// Catalog requests in flight; a full gate answers 429 instead of queueing behind the
+    /// deadline (every DDL call goes to the one coordinator).
+    pub(super) gate: Gate,
+    /// When the container started, for `GET /health`'s `uptime_ms`.
+    pub(super) started: Instant,
+}
+
+impl CatalogState {
+    /// State over `pool`, with the gate size of
+    /// `options`. Build it at init: its creation time is the `uptime_ms` origin of `/health`.
+    pub fn new(pool: Pool, options: CatalogOptions) -> Self {
+        CatalogState {
+            pool,
+            options,
+            gate: Gate::new(options.max_concurrent, "catalog"),
+            started: Instant::now(),
+        }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> CatalogOptions {
+        self.options
+    }
+
+    /// The cluster's catalog session for one request, behind the metadata gate: 404
+    /// `cluster_not_found` without I/O, 429 `resource_exhausted` when the gate is full.
+    pub(super) async fn session(
+        &self,
+        ctx: &RequestCtx,
+        cluster: &str,
+    ) -> Result<Gated, GatewayError> {
+        let permit = admit(&self.pool, &self.gate, cluster)?;
+        Ok(Gated {
+            session: Session::open(&self.pool, &ctx.call, cluster).await?,
+            _permit: permit,
+        })
+    }
+}
+
+/// A catalog session holding a permit of the metadata gate (released when the request ends).
+pub(super) struct Gated {
+    session: Session,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl std::ops::Deref for Gated {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}

@@ -1,0 +1,124 @@
+//! How an HTTP function is served: its router as a [`gateway_runtime::App`] — through the
+//! `lambda_http` adapter under the Lambda runtime API, through the standalone server (server.rs)
+//! otherwise, with the after-response hooks either way.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::Router;
+use gateway_runtime::{App, Hook, ServeError};
+
+use crate::server::ServerSettings;
+
+/// Environment variable naming the standalone listen address (default `127.0.0.1:8080`).
+pub const LISTEN_ENV: &str = "GATEWAY_LISTEN";
+const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// Serves `router` through the Lambda runtime API when `AWS_LAMBDA_RUNTIME_API` is set (in Lambda
+/// and under `cargo lambda watch`), else as a standalone HTTP server on `GATEWAY_LISTEN`.
+pub async fn run(router: Router) -> Result<(), ServeError> {
+    gateway_runtime::serve_app(http_app(router, ServerSettings::default())).await
+}
+
+/// An HTTP function: API Gateway HTTP or REST API events through `lambda_http` in Lambda, a TCP
+/// listener on `GATEWAY_LISTEN` within `server` standalone.
+pub fn http_app(router: Router, server: ServerSettings) -> App {
+    let lambda_router = router.clone();
+    App::new(Box::new(move |hooks: Arc<[Hook]>| {
+        let service = tower::ServiceExt::<lambda_http::Request>::map_response(
+            lambda_router,
+            |r: axum::response::Response| r.map(SyncBody::new),
+        );
+        let runtime = lambda_runtime::Runtime::new(lambda_http::Adapter::from(service));
+        Box::pin(gateway_runtime::run_lambda(runtime, hooks))
+    }))
+    .with_standalone(Box::new(move |hooks| {
+        Box::pin(serve_standalone(router, server, hooks))
+    }))
+}
+
+/// The standalone server of `router` on `GATEWAY_LISTEN`, the hooks run after each response.
+async fn serve_standalone(
+    router: Router,
+    server: ServerSettings,
+    hooks: Arc<[Hook]>,
+) -> Result<(), ServeError> {
+    let router = if hooks.is_empty() {
+        router
+    } else {
+        router.layer(axum::middleware::from_fn(
+            move |req, next: axum::middleware::Next| {
+                let hooks = hooks.clone();
+                async move {
+                    let response = next.run(req).await;
+                    tokio::spawn(async move {
+                        for hook in hooks.iter() {
+                            hook().await;
+                        }
+                    });
+                    response
+                }
+            },
+        ))
+    };
+    let addr = std::env::var(LISTEN_ENV).unwrap_or_else(|_| DEFAULT_LISTEN.to_owned());
+    let addr: SocketAddr = addr
+        .parse()
+        .map_err(|e| ServeError::Listen(format!("{LISTEN_ENV}={addr}: {e}")))?;
+    match crate::server::bind(addr) {
+        Ok(listener) => serve_on_with(listener, router, server).await,
+        Err(e) => Err(ServeError::Listen(format!("{addr}: {e}"))),
+    }
+}
+
+/// A response body that is `Sync`: lambda_http's adapter must be `Send` to run on the
+/// concurrent runtime's worker tasks, which it is only when the response type is `Sync`, and
+/// axum's body is not. The wrapper only ever gives out `&mut` access, so it is `Sync` for free.
+struct SyncBody(sync_wrapper::SyncWrapper<axum::body::Body>);
+
+impl SyncBody {
+    fn new(body: axum::body::Body) -> Self {
+        SyncBody(sync_wrapper::SyncWrapper::new(body))
+    }
+}
+
+impl http_body::Body for SyncBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(self.get_mut().0.get_mut()).poll_frame(cx)
+    }
+}
+
+/// Serves `router` on `addr` with the default [`ServerSettings`] until SIGINT or SIGTERM, then
+/// drains in-flight requests.
+pub async fn serve(router: Router, addr: SocketAddr) -> Result<(), ServeError> {
+    let listener =
+        crate::server::bind(addr).map_err(|e| ServeError::Listen(format!("{addr}: {e}")))?;
+    serve_on(listener, router).await
+}
+
+/// Serves `router` on an already bound `listener` (e.g. port 0 in tests, whose address the
+/// caller reads first) with the default [`ServerSettings`] until SIGINT or SIGTERM, then drains
+/// in-flight requests.
+pub async fn serve_on(listener: tokio::net::TcpListener, router: Router) -> Result<(), ServeError> {
+    serve_on_with(listener, router, ServerSettings::default()).await
+}
+
+/// [`serve_on`] within `server`: a request head must arrive within its header-read timeout (also
+/// the idle keep-alive timeout), a body within its body-read timeout, and connections beyond
+/// its cap (clipped below the descriptor limit) are closed at once. On SIGINT or SIGTERM it
+/// stops accepting and drains: in-flight requests complete, idle connections close.
+pub async fn serve_on_with(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    server: ServerSettings,
+) -> Result<(), ServeError> {
+    crate::server::serve_connections(listener, router, server, gateway_runtime::shutdown_signal())
+        .await
+}
