@@ -45,8 +45,8 @@ STACK := python3 infra/local/stack.py
 on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-stack.sh $(1); fi
 GATEWAY_PORT ?= 9000
 
-.PHONY: help tools infra-tools otelcol rie fetch build stack-up stack-down stop status run test test-only lint fmt \
-	lint-infra package deploy-local fuzz-tools fuzz-api soak bench
+.PHONY: help tools lint-tools infra-tools otelcol rie fetch build stack-up stack-down stop status run test test-only lint fmt \
+	lint-infra package deploy-local fuzz-tools fuzz-api soak bench vendor-check vendor-test
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
@@ -59,6 +59,8 @@ help:
 	@echo "make fuzz-api     - schemathesis over docs/openapi.yaml, standalone server and cargo lambda watch"
 	@echo "make soak         - 50 clients for 10 min (SOAK_SECS, SOAK_CLIENTS): no lost row, no 5xx, no RSS trend"
 	@echo "make bench        - every benchmark on a fresh stack (BENCH_RUNS=3), table written to docs/benchmarks.md"
+	@echo "make vendor-check - rebuild third_party/fluss-rs from the published crate and patches/, fail on any difference"
+	@echo "make vendor-test  - the vendored fluss-rs crate's unit tests (the patches' tests among them)"
 
 ## tools: project virtualenv with moto (AWS emulator) and cargo-lambda.
 tools: $(PY_STAMP)
@@ -99,16 +101,16 @@ FUZZ_ARGS ?=
 fuzz-api: tools fuzz-tools build
 	$(call on_stack,python3 tests/fuzz-api/run.py $(FUZZ_ARGS))
 
-## soak: the reliability suite's soak (tests/reliability.rs) for SOAK_SECS seconds (default 600)
-## with SOAK_CLIENTS clients (50): no lost row, no 5xx, no hang, no RSS trend above 40 bytes a
-## request (a line fitted through a reading a second). make test runs the same test for 60 s,
-## where part of the warm-up is still in the readings: bound 160.
+## soak: the reliability suite's soak (tests/tests/disruptive/reliability.rs) for SOAK_SECS
+## seconds (default 600) with SOAK_CLIENTS clients (50): no lost row, no 5xx, no hang, no RSS
+## trend above 40 bytes a request (a line fitted through a reading a second). make test runs the
+## same test for 60 s, where part of the warm-up is still in the readings: bound 160.
 SOAK_SECS ?= 600
 SOAK_CLIENTS ?= 50
 soak: tools build
-	cargo test -p integration-tests --test reliability --no-run
+	cargo test -p integration-tests --test disruptive --no-run
 	$(call on_stack,env SOAK_SECS=$(SOAK_SECS) SOAK_CLIENTS=$(SOAK_CLIENTS) \
-	  cargo test -p integration-tests --test reliability a_soak -- --nocapture)
+	  cargo test -p integration-tests --test disruptive reliability::a_soak -- --nocapture)
 
 ## lint-infra: infra/sam/template.yaml through every linter, zero findings (part of make test).
 lint-infra: infra-tools
@@ -179,9 +181,26 @@ run: tools fetch build
 fmt:
 	cargo fmt --all
 
-lint:
+## lint-tools: cargo-deny, built once into the cache (no prebuilt binary is served here; the
+## PyPI wheel is too old for this Cargo.lock).
+CARGO_TOOLS := $(CACHE)/cargo-tools
+CARGO_DENY_VERSION := 0.20.2
+CARGO_DENY := $(CARGO_TOOLS)/bin/cargo-deny
+lint-tools: $(CARGO_DENY)
+$(CARGO_DENY):
+	cargo install --quiet --locked --no-default-features cargo-deny@$(CARGO_DENY_VERSION) \
+	  --root $(CARGO_TOOLS) --target-dir $(CACHE)/cargo-tools-target
+	rm -rf $(CACHE)/cargo-tools-target
+
+## lint: the house rules of CONTRIBUTING.md: format, clippy under the workspace lints, docs,
+## the dependency policy (deny.toml), no import circle in any crate, file sizes.
+lint: lint-tools
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --workspace
+	$(CARGO_DENY) --log-level error check bans licenses sources
+	python3 tools/import-circles.py shared/*/src functions/*/src tools/keys/src
+	python3 tools/file-sizes.py shared functions tools
 	cargo clippy -p integration-tests --features bench --bins --examples -- -D warnings
 	# The fuzz targets are a workspace of their own that nothing else compiles: checked here
 	# (without libFuzzer's instrumentation), or a codec change leaves them broken unnoticed.
@@ -193,10 +212,22 @@ lint:
 test: tools otelcol rie fetch lint lint-infra fuzz-tools
 	cargo test --workspace --no-run
 	cargo build --workspace --bins
+	$(MAKE) --no-print-directory vendor-check vendor-test
 	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 	  infra/sam/tests/test_deploy_local.py
 	$(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider infra/local/tests
 	infra/local/with-stack.sh bash -c 'cargo test --workspace && python3 tests/fuzz-api/run.py --short'
+
+## vendor-check: third_party/fluss-rs rebuilt from fluss-rs 1.0.0 as published (sha256 checked)
+## and its patch series (third_party/fluss-rs/patches), compared byte for byte with the tree.
+vendor-check:
+	third_party/fluss-rs/rebuild.sh
+
+## vendor-test: the vendored fluss-rs crate's own unit tests, the patches' tests among them, with
+## and without its `arrow-batch-cast` feature (in a copy in the cache: cargo does not test a
+## dependency that is not a workspace member).
+vendor-test:
+	third_party/fluss-rs/test-lib.sh
 
 ## test-only: tests against an already running stack (make stack-up), for quick iterations.
 test-only:

@@ -15,12 +15,6 @@ use crate::server::ServerSettings;
 pub const LISTEN_ENV: &str = "GATEWAY_LISTEN";
 const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
-/// Serves `router` through the Lambda runtime API when `AWS_LAMBDA_RUNTIME_API` is set (in Lambda
-/// and under `cargo lambda watch`), else as a standalone HTTP server on `GATEWAY_LISTEN`.
-pub async fn run(router: Router) -> Result<(), ServeError> {
-    gateway_runtime::serve_app(http_app(router, ServerSettings::default())).await
-}
-
 /// An HTTP function: API Gateway HTTP or REST API events through `lambda_http` in Lambda, a TCP
 /// listener on `GATEWAY_LISTEN` within `server` standalone.
 pub fn http_app(router: Router, server: ServerSettings) -> App {
@@ -95,16 +89,8 @@ impl http_body::Body for SyncBody {
     }
 }
 
-/// Serves `router` on `addr` with the default [`ServerSettings`] until SIGINT or SIGTERM, then
-/// drains in-flight requests.
-pub async fn serve(router: Router, addr: SocketAddr) -> Result<(), ServeError> {
-    let listener =
-        crate::server::bind(addr).map_err(|e| ServeError::Listen(format!("{addr}: {e}")))?;
-    serve_on(listener, router).await
-}
-
 /// Serves `router` on an already bound `listener` (e.g. port 0 in tests, whose address the
-/// caller reads first) with the default [`ServerSettings`] until SIGINT or SIGTERM, then drains
+/// caller reads first) with the default server settings until SIGINT or SIGTERM, then drains
 /// in-flight requests.
 pub async fn serve_on(listener: tokio::net::TcpListener, router: Router) -> Result<(), ServeError> {
     serve_on_with(listener, router, ServerSettings::default()).await

@@ -143,7 +143,7 @@ pub async fn family_app(
 }
 
 /// The whole life of a function serving `families` (`fluss-write` serves `[Family::WRITE]`,
-/// `fluss-gateway` [`Family::ALL`]): [`gateway_runtime::run_function`] over [`family_app`].
+/// `fluss-gateway` [`Family::ALL`]): [`gateway_runtime::run_function`] over `family_app`.
 pub async fn run_families(name: &'static str, families: &[Family]) -> std::process::ExitCode {
     gateway_runtime::run_function(name, |env| async move { family_app(&env, families).await }).await
 }

@@ -34,9 +34,8 @@ mod test_support;
 // is reached through its defining module inside the crate.
 pub use catalog::{CatalogOptions, CatalogState, catalog_routes};
 pub use cluster_configs::{ConfigOptions, ConfigState, config_routes};
-pub use entry::{LISTEN_ENV, http_app, run, serve, serve_on, serve_on_with};
-pub use families::{Family, family_app, family_router, gateway_router, run_families};
+pub use entry::serve_on;
+pub use families::{Family, family_router, gateway_router, run_families};
 pub use lookup::{LookupLimits, LookupState, lookup_routes};
-pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, build_router, build_secured_router};
+pub use middleware::{DEFAULT_MAX_REQUEST_BYTES, build_router};
 pub use records::{WriteLimits, WriteState, write_routes};
-pub use server::ServerSettings;

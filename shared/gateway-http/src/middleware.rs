@@ -46,7 +46,7 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 6 * 1024 * 1024;
 /// 4. the routes, plus a fallback answering unknown paths with 404 `not_found`.
 ///
 /// `deadlines` gives every request its deadline, stamped once in the request context. Every
-/// caller is anonymous (`trust` mode); [`build_secured_router`] authenticates.
+/// caller is anonymous (`trust` mode); `build_secured_router` authenticates.
 pub fn build_router(routes: Router, max_request_bytes: usize, deadlines: DeadlinePolicy) -> Router {
     build_secured_router(routes, max_request_bytes, deadlines, Authenticator::trust())
 }
