@@ -5,7 +5,8 @@
 
 use super::{Key, Kind};
 
-/// The clusters served (fluss-pool); per-cluster keys `gateway.cluster.<id>.*` are checked by their owner.
+/// The clusters served (fluss-pool); per-cluster keys `gateway.cluster.<id>.*` are checked by
+/// their owner.
 pub mod clusters {
     use super::{Key, Kind};
 
@@ -276,8 +277,8 @@ pub mod ingest {
     /// margin applies when it is earlier. Rows not acknowledged by then are reported as failures.
     pub const TIMEOUT_KEY: &str = "gateway.ingest.timeout";
 
-    /// The ingest function's own keys, for the settings registry ([`super::ingest_routes::KEYS`] are the route
-    /// keys).
+    /// The ingest function's own keys, for the settings registry
+    /// ([`super::ingest_routes::KEYS`] are the route keys).
     pub const KEYS: &[Key] = &[
         Key::new(
             POISON_KEY,
@@ -294,7 +295,8 @@ pub mod ingest {
     ];
 }
 
-/// The ingest function's routes (gateway-ingest); keys `gateway.ingest.route.<name>.*` are checked by their owner.
+/// The ingest function's routes (gateway-ingest); keys `gateway.ingest.route.<name>.*` are
+/// checked by their owner.
 pub mod ingest_routes {
     use super::{Key, Kind};
 
