@@ -15,8 +15,9 @@ export FLUSS_STACK_ENV := $(FLUSS_STACK_DIR)/stack.env
 export FLUSS_PROBE_BIN := $(CARGO_TARGET_DIR)/debug/fluss-probe
 
 VENV := $(CACHE)/venv
-# Python tools of the project, pinned here once.
-PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2
+# Python tools of the project, pinned here once: moto (AWS), cargo-lambda, and the OpenTelemetry
+# SDK with its OTLP/HTTP exporter (the OTLP receiver's tests export through it).
+PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
 PY_STAMP := $(VENV)/.installed-$(shell echo '$(PY_TOOLS)' | md5sum | cut -c1-12)
 export PATH := $(VENV)/bin:$(PATH)
 

@@ -47,6 +47,7 @@ FUNCTIONS = [
     "fluss-ddl",
     "fluss-lookup",
     "fluss-config",
+    "fluss-otlp",
     "fluss-ingest",
     "fluss-authorizer",
     "fluss-gateway",

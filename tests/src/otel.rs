@@ -27,6 +27,24 @@ impl Drop for Collector {
     }
 }
 
+/// The path of `otelcol-fluss`, built first when it is not up to date (the build script is
+/// idempotent and prints the path last).
+pub fn collector_binary() -> String {
+    let script = crate::repo_root().join("infra/local/otelcol/build.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run infra/local/otelcol/build.sh");
+    assert!(out.status.success(), "building the collector failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .expect("the build script prints the binary's path")
+        .trim()
+        .to_owned()
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -49,19 +67,7 @@ impl Collector {
     }
 
     fn start_with(token: Option<&str>) -> Collector {
-        let script = crate::repo_root().join("infra/local/otelcol/build.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("run infra/local/otelcol/build.sh");
-        assert!(out.status.success(), "building the collector failed");
-        let binary = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .expect("the build script prints the binary's path")
-            .trim()
-            .to_owned();
+        let binary = collector_binary();
         let port = free_port();
         let dir = std::env::temp_dir().join(format!("otelcol-it-{port}"));
         std::fs::create_dir_all(&dir).expect("collector dir");

@@ -35,7 +35,7 @@ def test_the_stack_is_complete(stack):
 def test_functions_as_the_template_says(stack):
     endpoint, result = stack
     fns = functions(endpoint, result)
-    assert len(fns) == 6
+    assert len(fns) == 7
     keys_secret = result["refs"]["ApiKeysSecret"]
     for name, f in fns.items():
         assert f["Runtime"] == "provided.al2023" and f["Handler"] == "bootstrap", name
@@ -61,7 +61,7 @@ def test_functions_as_the_template_says(stack):
     roles = {n: f["Role"].rsplit("/", 1)[1] for n, f in fns.items()}
     assert roles["AuthorizerFunction"] == result["refs"]["AuthorizerRole"]
     assert roles["IngestFunction"] == result["refs"]["IngestRole"]
-    for n in ("DdlFunction", "LookupFunction", "ConfigFunction"):
+    for n in ("DdlFunction", "LookupFunction", "ConfigFunction", "OtlpFunction"):
         assert roles[n] == result["refs"]["RouteFunctionRole"], n
     assert roles["WriteFunction"] == result["refs"]["WriteFunctionRole"]
     write_env = fns["WriteFunction"]["Environment"]["Variables"]
@@ -97,7 +97,7 @@ def test_roles_grant_only_their_secrets_and_sources(stack):
     assert set(route) == {"Logs", "Secrets"}
     assert route["Secrets"]["Action"] in ("secretsmanager:GetSecretValue", ["secretsmanager:GetSecretValue"])
     assert sorted(as_list(route["Secrets"]["Resource"])) == sorted([keys, identities, service])
-    assert len(as_list(route["Logs"]["Resource"])) == 3
+    assert len(as_list(route["Logs"]["Resource"])) == 4, "ddl, lookup, config, otlp"
 
     write = role_statements(endpoint, refs["WriteFunctionRole"])
     assert set(write) == {"Logs", "Secrets", "Idempotency"}, "only the write function keeps keys"
@@ -195,7 +195,7 @@ def test_api_routes_authorizer_and_stage(stack, router):
 def test_api_gateway_may_invoke_each_routed_function(stack):
     endpoint, result = stack
     lam = dl.client("lambda", endpoint)
-    for n in ("DdlFunction", "WriteFunction", "LookupFunction", "ConfigFunction", "AuthorizerFunction"):
+    for n in ("DdlFunction", "WriteFunction", "LookupFunction", "ConfigFunction", "OtlpFunction", "AuthorizerFunction"):
         policy = json.loads(lam.get_policy(FunctionName=result["refs"][n])["Policy"])
         principals = {st["Principal"]["Service"] for st in policy["Statement"]}
         assert principals == {"apigateway.amazonaws.com"}, n

@@ -227,6 +227,15 @@ impl Session {
         Ok(())
     }
 
+    /// Waits (within the deadline) until the `buckets` buckets of partition `name` of `path`
+    /// have leaders: Fluss created the partition itself (auto-partitioning), and a first write
+    /// should not wait for its leaders.
+    pub async fn await_partition_leaders(&self, path: &TablePath, name: &str, buckets: i32) {
+        self.conn
+            .await_bucket_leaders(path, Some(name), buckets, &self.deadline)
+            .await;
+    }
+
     /// Drops the partition `spec` of `path`; cached writers may still route to its id, so the
     /// handle is dropped.
     pub async fn drop_partition(

@@ -17,6 +17,7 @@
 pub mod call;
 pub mod catalog;
 pub mod lookup;
+pub mod otlp;
 mod partitions;
 mod table;
 pub mod write;

@@ -10,6 +10,7 @@
 pub mod codec;
 pub mod error;
 pub mod names;
+pub mod otlp;
 pub mod redact;
 pub mod routes;
 pub mod settings;

@@ -14,13 +14,16 @@ pub const FUNCTION_WRITE: &str = "fluss-write";
 pub const FUNCTION_LOOKUP: &str = "fluss-lookup";
 /// Lambda function serving cluster dynamic configuration.
 pub const FUNCTION_CONFIG: &str = "fluss-config";
+/// Lambda function serving OTLP/HTTP exports (logs, traces, metrics) and the OTLP tables.
+pub const FUNCTION_OTLP: &str = "fluss-otlp";
 
 /// Every function name that appears in [`ROUTES`], in deployment order.
-pub const FUNCTIONS: [&str; 4] = [
+pub const FUNCTIONS: [&str; 5] = [
     FUNCTION_DDL,
     FUNCTION_WRITE,
     FUNCTION_LOOKUP,
     FUNCTION_CONFIG,
+    FUNCTION_OTLP,
 ];
 
 /// `GET /health`: liveness, answered without touching Fluss.
@@ -55,6 +58,44 @@ pub const PREFIX_LOOKUP: &str =
     "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/prefix-lookup";
 /// Cluster dynamic configuration (extension, FIP-12).
 pub const CLUSTER_CONFIGS: &str = "/v1/clusters/{cluster}/configs";
+
+/// OTLP/HTTP log export into `otel_logs` (extension): an exporter's `endpoint` is the path
+/// without `/v1/logs`.
+pub const OTLP_LOGS: &str = "/v1/clusters/{cluster}/databases/{database}/otlp/v1/logs";
+/// OTLP/HTTP trace export into `otel_spans` (extension).
+pub const OTLP_TRACES: &str = "/v1/clusters/{cluster}/databases/{database}/otlp/v1/traces";
+/// OTLP/HTTP metric export into `otel_metrics_<type>` (extension).
+pub const OTLP_METRICS: &str = "/v1/clusters/{cluster}/databases/{database}/otlp/v1/metrics";
+/// OTLP/HTTP log export into `<prefix>_logs` (extension).
+pub const OTLP_PREFIX_LOGS: &str =
+    "/v1/clusters/{cluster}/databases/{database}/otlp/{prefix}/v1/logs";
+/// OTLP/HTTP trace export into `<prefix>_spans` (extension).
+pub const OTLP_PREFIX_TRACES: &str =
+    "/v1/clusters/{cluster}/databases/{database}/otlp/{prefix}/v1/traces";
+/// OTLP/HTTP metric export into `<prefix>_metrics_<type>` (extension).
+pub const OTLP_PREFIX_METRICS: &str =
+    "/v1/clusters/{cluster}/databases/{database}/otlp/{prefix}/v1/metrics";
+/// Creates the OTLP tables of one prefix (extension).
+pub const OTLP_TABLES: &str = "/v1/clusters/{cluster}/databases/{database}/otlp/tables";
+
+/// The OTLP export routes, each with the signal it takes and whether a `{prefix}` names its
+/// tables.
+pub const OTLP_EXPORTS: [(&str, crate::otlp::Signal, bool); 6] = [
+    (OTLP_LOGS, crate::otlp::Signal::Logs, false),
+    (OTLP_TRACES, crate::otlp::Signal::Traces, false),
+    (OTLP_METRICS, crate::otlp::Signal::Metrics, false),
+    (OTLP_PREFIX_LOGS, crate::otlp::Signal::Logs, true),
+    (OTLP_PREFIX_TRACES, crate::otlp::Signal::Traces, true),
+    (OTLP_PREFIX_METRICS, crate::otlp::Signal::Metrics, true),
+];
+
+/// The signal of an OTLP export route's template, if `path` is one.
+pub fn otlp_signal(path: &str) -> Option<crate::otlp::Signal> {
+    OTLP_EXPORTS
+        .iter()
+        .find(|(p, _, _)| *p == path)
+        .map(|(_, signal, _)| *signal)
+}
 
 /// The class of an operation: what a caller must be allowed to do to call it. Authorization
 /// maps a principal's scopes onto these, so a matched route needs no second table.
@@ -158,6 +199,13 @@ pub const ROUTES: &[Route] = &[
     route("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
     route("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
     route("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
+    route("POST", OTLP_LOGS, FUNCTION_OTLP, Operation::Write).as_extension(),
+    route("POST", OTLP_TRACES, FUNCTION_OTLP, Operation::Write).as_extension(),
+    route("POST", OTLP_METRICS, FUNCTION_OTLP, Operation::Write).as_extension(),
+    route("POST", OTLP_PREFIX_LOGS, FUNCTION_OTLP, Operation::Write).as_extension(),
+    route("POST", OTLP_PREFIX_TRACES, FUNCTION_OTLP, Operation::Write).as_extension(),
+    route("POST", OTLP_PREFIX_METRICS, FUNCTION_OTLP, Operation::Write).as_extension(),
+    route("POST", OTLP_TABLES, FUNCTION_OTLP, Operation::Ddl).as_extension(),
 ];
 
 /// The routes one Lambda function serves, in table order.
@@ -222,6 +270,13 @@ pub fn allowed_methods(path: &str) -> &'static [&'static str] {
         (LOOKUP, &["POST"]),
         (PREFIX_LOOKUP, &["POST"]),
         (CLUSTER_CONFIGS, &["GET", "HEAD", "PATCH"]),
+        (OTLP_LOGS, &["POST"]),
+        (OTLP_TRACES, &["POST"]),
+        (OTLP_METRICS, &["POST"]),
+        (OTLP_PREFIX_LOGS, &["POST"]),
+        (OTLP_PREFIX_TRACES, &["POST"]),
+        (OTLP_PREFIX_METRICS, &["POST"]),
+        (OTLP_TABLES, &["POST"]),
     ];
     ALLOWED
         .iter()
@@ -241,6 +296,7 @@ mod tests {
                 (_, HEALTH | READY | OPENAPI) => Operation::Meta,
                 (_, CLUSTER_CONFIGS) => Operation::Config,
                 (_, RECORDS) => Operation::Write,
+                (_, path) if otlp_signal(path).is_some() => Operation::Write,
                 (_, LOOKUP | PREFIX_LOOKUP) => Operation::Read,
                 ("GET", _) => Operation::Read,
                 _ => Operation::Ddl,
@@ -262,7 +318,7 @@ mod tests {
                 r.path
             );
         }
-        assert_eq!(ROUTES.len(), 20);
+        assert_eq!(ROUTES.len(), 27);
     }
 
     #[test]
@@ -285,7 +341,7 @@ mod tests {
     }
 
     #[test]
-    fn extensions_are_exactly_lookups_and_cluster_configs() {
+    fn extensions_are_exactly_lookups_cluster_configs_and_otlp() {
         let extensions: Vec<(&str, &str)> = ROUTES
             .iter()
             .filter(|r| r.extension)
@@ -298,6 +354,13 @@ mod tests {
                 ("POST", PREFIX_LOOKUP),
                 ("GET", CLUSTER_CONFIGS),
                 ("PATCH", CLUSTER_CONFIGS),
+                ("POST", OTLP_LOGS),
+                ("POST", OTLP_TRACES),
+                ("POST", OTLP_METRICS),
+                ("POST", OTLP_PREFIX_LOGS),
+                ("POST", OTLP_PREFIX_TRACES),
+                ("POST", OTLP_PREFIX_METRICS),
+                ("POST", OTLP_TABLES),
             ]
         );
     }

@@ -20,6 +20,7 @@ use crate::cluster_configs::{ConfigOptions, ConfigState, config_routes};
 use crate::entry::http_app;
 use crate::lookup::{LookupLimits, LookupState, lookup_routes};
 use crate::middleware::{DEFAULT_MAX_REQUEST_BYTES, build_secured_router};
+use crate::otlp::{OtlpOptions, OtlpState, otlp_routes};
 use crate::records::{WriteLimits, WriteState, write_routes};
 
 /// A route family: the unit a function serves. A function's `main` names its families; the
@@ -68,12 +69,18 @@ impl Family {
             config_routes(ConfigState::new(parts.pool.clone(), parts.config))
         },
     };
+    /// `POST …/otlp[/{prefix}]/v1/{logs,traces,metrics}` and `POST …/otlp/tables`.
+    pub const OTLP: Family = Family {
+        name: "otlp",
+        routes: |parts| otlp_routes(OtlpState::new(parts.pool.clone(), parts.write, parts.otlp)),
+    };
     /// Every family, as `fluss-gateway` serves them.
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 5] = [
         Family::CATALOG,
         Family::WRITE,
         Family::LOOKUP,
         Family::CLUSTER_CONFIG,
+        Family::OTLP,
     ];
 }
 
@@ -101,6 +108,7 @@ struct FamilyParts<'a> {
     write: WriteLimits,
     lookup: LookupLimits,
     config: ConfigOptions,
+    otlp: OtlpOptions,
     idempotency: &'a IdempotencySettings,
 }
 
@@ -160,6 +168,7 @@ fn family_parts(
         WriteLimits::from_map(env),
         LookupLimits::from_map(env),
         ConfigOptions::from_map(env),
+        OtlpOptions::from_map(env),
         AuthSettings::from_map(env),
         IdempotencySettings::from_map(env),
         ServerSettings::from_map(env),
@@ -172,12 +181,13 @@ fn family_parts(
         Ok(write),
         Ok(lookup),
         Ok(config),
+        Ok(otlp),
         Ok(auth),
         Ok(idempotency),
         Ok(server),
     ) = settings
     else {
-        let (u, p, d, o, w, l, c, a, i, s) = settings;
+        let (u, p, d, o, w, l, c, t, a, i, s) = settings;
         return Err(config_problems([
             u.err(),
             p.err(),
@@ -186,6 +196,7 @@ fn family_parts(
             w.err(),
             l.err(),
             c.err(),
+            t.err(),
             a.err(),
             i.err(),
             s.err(),
@@ -202,13 +213,14 @@ fn family_parts(
         write,
         lookup,
         config,
+        otlp,
         idempotency: &idempotency,
     };
     let routes = families.iter().fold(Router::new(), |routes, family| {
         routes.merge((family.routes)(&parts))
     });
-    // The write family keeps its own body limit on its route; this one covers the rest.
-    let max_bytes = if families.contains(&Family::WRITE) {
+    // The write and OTLP families keep their own body limit on its route; this one covers the rest.
+    let max_bytes = if families.contains(&Family::WRITE) || families.contains(&Family::OTLP) {
         DEFAULT_MAX_REQUEST_BYTES.max(write.max_request_bytes)
     } else {
         DEFAULT_MAX_REQUEST_BYTES

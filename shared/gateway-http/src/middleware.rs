@@ -240,6 +240,14 @@ async fn serve_request(
     let route = template.unwrap_or("unmatched");
     let request_id = ctx.request_id.clone();
     let (mut parts, body) = req.into_parts();
+    // An OTLP route answers every error in its request's encoding (the OTLP specification).
+    let otlp_content_type = routes::otlp_signal(route).and_then(|_| {
+        parts
+            .headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    });
     // A slow Secrets Manager read must not outlive the request's deadline.
     let admitted = ctx
         .call
@@ -290,7 +298,10 @@ async fn serve_request(
             }
         }
     };
-    let response = normalise(response, method, &request_id);
+    let mut response = normalise(response, method, &request_id);
+    if routes::otlp_signal(route).is_some() {
+        response = crate::otlp::status::as_status(response, otlp_content_type.as_deref()).await;
+    }
     (response, ctx.call.principal.id().to_owned())
 }
 
@@ -349,7 +360,19 @@ async fn admit(
         database: params.get("database").map(String::as_str),
         table: params.get("table").map(String::as_str),
     };
-    caller.authorize(route.operation, &object)?;
+    match crate::otlp::status::target_tables(route.path, &params) {
+        // An export writes to tables its path does not name: each must be granted.
+        Some(tables) => {
+            for table in &tables {
+                let object = Object {
+                    table: Some(table),
+                    ..object
+                };
+                caller.authorize(route.operation, &object)?;
+            }
+        }
+        None => caller.authorize(route.operation, &object)?,
+    }
     Ok(caller)
 }
 

@@ -62,6 +62,7 @@ fn an_unknown_key_makes_every_function_exit_2_naming_it_and_the_nearest_key() {
         "fluss-ddl",
         "fluss-lookup",
         "fluss-config",
+        "fluss-otlp",
         "fluss-gateway",
         "fluss-authorizer",
     ] {

@@ -14,6 +14,7 @@ mod idempotency;
 mod ingest;
 mod lookup_route;
 mod ops_outside_http;
+mod otlp;
 mod pool_shared_stack;
 mod telemetry;
 mod write_bodies;

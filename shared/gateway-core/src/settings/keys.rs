@@ -207,6 +207,33 @@ pub mod cluster_config {
     )];
 }
 
+/// The OTLP/HTTP routes (gateway-http `otlp`); body size, record count and concurrency are the
+/// write route's (`gateway.rest.write.*`): an export is a write.
+pub mod otlp {
+    use super::{Key, Kind};
+
+    /// `gateway.rest.otlp.create-tables` (ours): create a missing OTLP table on first export.
+    pub const CREATE_TABLES_KEY: &str = "gateway.rest.otlp.create-tables";
+    /// `gateway.rest.otlp.max-attributes` (ours): most attributes in one list of a record.
+    pub const MAX_ATTRIBUTES_KEY: &str = "gateway.rest.otlp.max-attributes";
+
+    /// The keys of the OTLP routes, for the settings registry.
+    pub const KEYS: &[Key] = &[
+        Key::new(
+            CREATE_TABLES_KEY,
+            Kind::Bool,
+            "false",
+            "create a missing OTLP table (and its partition of the day) on first export",
+        ),
+        Key::new(
+            MAX_ATTRIBUTES_KEY,
+            Kind::Count,
+            "1024",
+            "most attributes in one list (resource, scope, record, event, link) of an export",
+        ),
+    ];
+}
+
 /// Authentication (gateway-auth).
 pub mod security {
     use super::{Key, Kind};
@@ -395,6 +422,7 @@ pub fn registry() -> Vec<Key> {
         idempotency::KEYS,
         lookup::KEYS,
         cluster_config::KEYS,
+        otlp::KEYS,
         security::KEYS,
         ingest::KEYS,
         ingest_routes::KEYS,
