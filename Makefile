@@ -46,7 +46,7 @@ STACK := python3 infra/local/stack.py
 on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-stack.sh $(1); fi
 GATEWAY_PORT ?= 9000
 
-.PHONY: help tools lint-tools infra-tools otelcol rie fetch build stack-up stack-down stop status run test test-only lint fmt \
+.PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch build stack-up stack-down stop status run test test-only lint fmt \
 	lint-infra package deploy-local fuzz-tools fuzz-api soak bench vendor-check vendor-test
 
 help:
@@ -209,9 +209,17 @@ lint: lint-tools
 	cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
 	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 
+## prepare: every tool make test needs, installed side by side (idempotent): on a fresh machine
+## the downloads and builds of the virtualenvs, the two Go tools, the Fluss jars and cargo-deny
+## overlap (about 10 min one after the other on two cores) instead of queueing.
+prepare:
+	$(MAKE) --no-print-directory -j4 --output-sync=target \
+	  tools otelcol rie fetch fuzz-tools infra-tools lint-tools
+
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
 ## fresh stack that is stopped again whatever the outcome.
-test: tools otelcol rie fetch lint lint-infra fuzz-tools
+test: prepare
+	$(MAKE) --no-print-directory lint lint-infra
 	cargo test --workspace --no-run
 	cargo build --workspace --bins
 	$(MAKE) --no-print-directory vendor-check
