@@ -10,7 +10,8 @@ use opentelemetry_proto::tonic::metrics::v1::exponential_histogram_data_point::B
 use opentelemetry_proto::tonic::metrics::v1::metric::Data;
 use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as NumberValue;
 use opentelemetry_proto::tonic::metrics::v1::{
-    Exemplar, ExponentialHistogram, Histogram, Metric, NumberDataPoint, ResourceMetrics, Summary,
+    Exemplar, ExponentialHistogramDataPoint, HistogramDataPoint, Metric, NumberDataPoint,
+    ResourceMetrics, SummaryDataPoint,
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::ResourceSpans;
@@ -285,15 +286,13 @@ impl Builder<'_> {
     }
 
     /// The columns every data point of `m` shares, and its own common ones.
-    fn point(
+    fn point<P: Point>(
         &self,
         m: &Metric,
+        d: &P,
         what: &dyn Fn(&str) -> String,
-        attributes: &[KeyValue],
-        start: u64,
-        at: u64,
-        flags: u32,
     ) -> Result<Vec<(&'static str, Value)>, GatewayError> {
+        let (start, at) = d.times();
         Ok(vec![
             ("metric_name", text(&m.name)),
             ("metric_description", text(&m.description)),
@@ -304,11 +303,12 @@ impl Builder<'_> {
             ),
             (
                 "attributes",
-                self.attributes(attributes, &|| what("attributes"))?,
+                self.attributes(d.attributes(), &|| what("attributes"))?,
             ),
             ("start_timestamp", time(start)),
             ("timestamp", time(at)),
-            ("flags", Value::from(flags)),
+            ("flags", Value::from(d.flags())),
+            ("exemplars", self.exemplars(d.exemplars(), what)?),
         ])
     }
 
@@ -340,179 +340,178 @@ impl Builder<'_> {
         let Some(data) = &m.data else {
             return Ok(());
         };
+        let temporality = |t: i32| ("aggregation_temporality", Value::from(t));
         match data {
-            Data::Gauge(g) => self.numbers(at, m, OtlpTable::Gauge, &g.data_points, None, origin),
-            Data::Sum(s) => {
-                let extra = (s.aggregation_temporality, s.is_monotonic);
-                self.numbers(at, m, OtlpTable::Sum, &s.data_points, Some(extra), origin)
+            Data::Gauge(g) => {
+                self.points(at, m, OtlpTable::Gauge, &g.data_points, origin, |d, _| {
+                    Ok(number_columns(d.value).to_vec())
+                })
             }
-            Data::Histogram(h) => self.histogram(at, m, h, origin),
-            Data::ExponentialHistogram(h) => self.exponential_histogram(at, m, h, origin),
-            Data::Summary(s) => self.summary(at, m, s, origin),
-        }
-    }
-
-    fn histogram(
-        &mut self,
-        at: &str,
-        m: &Metric,
-        h: &Histogram,
-        origin: &Origin,
-    ) -> Result<(), GatewayError> {
-        for (p, d) in h.data_points.iter().enumerate() {
-            let what = |f: &str| format!("{at}.data_points[{p}].{f}");
-            let mut c = self.point(
+            Data::Sum(s) => self.points(at, m, OtlpTable::Sum, &s.data_points, origin, |d, _| {
+                let mut c = number_columns(d.value).to_vec();
+                c.extend([
+                    temporality(s.aggregation_temporality),
+                    ("is_monotonic", Value::Bool(s.is_monotonic)),
+                ]);
+                Ok(c)
+            }),
+            Data::Histogram(h) => self.points(
+                at,
                 m,
-                &what,
-                &d.attributes,
-                d.start_time_unix_nano,
-                d.time_unix_nano,
-                d.flags,
-            )?;
-            let counts: Result<Vec<Value>, _> = d
-                .bucket_counts
-                .iter()
-                .map(|n| count(*n, &|| what("bucket_counts")))
-                .collect();
-            c.extend([
-                ("count", count(d.count, &|| what("count"))?),
-                ("sum", d.sum.map_or(Value::Null, double)),
-                ("bucket_counts", Value::Array(counts?)),
-                (
-                    "explicit_bounds",
-                    Value::Array(d.explicit_bounds.iter().map(|b| double(*b)).collect()),
-                ),
-                ("min", d.min.map_or(Value::Null, double)),
-                ("max", d.max.map_or(Value::Null, double)),
-                (
-                    "aggregation_temporality",
-                    Value::from(h.aggregation_temporality),
-                ),
-                ("exemplars", self.exemplars(&d.exemplars, &what)?),
-            ]);
-            self.row(OtlpTable::Histogram, c, origin)?;
-        }
-        Ok(())
-    }
-
-    fn exponential_histogram(
-        &mut self,
-        at: &str,
-        m: &Metric,
-        h: &ExponentialHistogram,
-        origin: &Origin,
-    ) -> Result<(), GatewayError> {
-        for (p, d) in h.data_points.iter().enumerate() {
-            let what = |f: &str| format!("{at}.data_points[{p}].{f}");
-            let mut c = self.point(
+                OtlpTable::Histogram,
+                &h.data_points,
+                origin,
+                |d, what| {
+                    Ok(vec![
+                        ("count", count(d.count, &|| what("count"))?),
+                        ("sum", optional(d.sum)),
+                        (
+                            "bucket_counts",
+                            counts(&d.bucket_counts, &|| what("bucket_counts"))?,
+                        ),
+                        (
+                            "explicit_bounds",
+                            Value::Array(d.explicit_bounds.iter().map(|b| double(*b)).collect()),
+                        ),
+                        ("min", optional(d.min)),
+                        ("max", optional(d.max)),
+                        temporality(h.aggregation_temporality),
+                    ])
+                },
+            ),
+            Data::ExponentialHistogram(h) => self.points(
+                at,
                 m,
-                &what,
-                &d.attributes,
-                d.start_time_unix_nano,
-                d.time_unix_nano,
-                d.flags,
-            )?;
-            let buckets = |b: Option<&_>, f: &str| -> Result<(Value, Value), GatewayError> {
-                let Some(b): Option<&Buckets> = b else {
-                    return Ok((Value::Null, Value::Array(Vec::new())));
-                };
-                let counts: Result<Vec<Value>, _> = b
-                    .bucket_counts
-                    .iter()
-                    .map(|n| count(*n, &|| what(f)))
-                    .collect();
-                Ok((Value::from(b.offset), Value::Array(counts?)))
-            };
-            let (pos_offset, pos_counts) = buckets(d.positive.as_ref(), "positive")?;
-            let (neg_offset, neg_counts) = buckets(d.negative.as_ref(), "negative")?;
-            c.extend([
-                ("count", count(d.count, &|| what("count"))?),
-                ("sum", d.sum.map_or(Value::Null, double)),
-                ("scale", Value::from(d.scale)),
-                ("zero_count", count(d.zero_count, &|| what("zero_count"))?),
-                ("zero_threshold", double(d.zero_threshold)),
-                ("positive_offset", pos_offset),
-                ("positive_bucket_counts", pos_counts),
-                ("negative_offset", neg_offset),
-                ("negative_bucket_counts", neg_counts),
-                ("min", d.min.map_or(Value::Null, double)),
-                ("max", d.max.map_or(Value::Null, double)),
-                (
-                    "aggregation_temporality",
-                    Value::from(h.aggregation_temporality),
-                ),
-                ("exemplars", self.exemplars(&d.exemplars, &what)?),
-            ]);
-            self.row(OtlpTable::ExponentialHistogram, c, origin)?;
-        }
-        Ok(())
-    }
-
-    fn summary(
-        &mut self,
-        at: &str,
-        m: &Metric,
-        s: &Summary,
-        origin: &Origin,
-    ) -> Result<(), GatewayError> {
-        for (p, d) in s.data_points.iter().enumerate() {
-            let what = |f: &str| format!("{at}.data_points[{p}].{f}");
-            let mut c = self.point(
+                OtlpTable::ExponentialHistogram,
+                &h.data_points,
+                origin,
+                |d, what| {
+                    let buckets =
+                        |b: Option<&Buckets>, f: &str| -> Result<(Value, Value), GatewayError> {
+                            match b {
+                                None => Ok((Value::Null, Value::Array(Vec::new()))),
+                                Some(b) => Ok((
+                                    Value::from(b.offset),
+                                    counts(&b.bucket_counts, &|| what(f))?,
+                                )),
+                            }
+                        };
+                    let (pos_offset, pos_counts) = buckets(d.positive.as_ref(), "positive")?;
+                    let (neg_offset, neg_counts) = buckets(d.negative.as_ref(), "negative")?;
+                    Ok(vec![
+                        ("count", count(d.count, &|| what("count"))?),
+                        ("sum", optional(d.sum)),
+                        ("scale", Value::from(d.scale)),
+                        ("zero_count", count(d.zero_count, &|| what("zero_count"))?),
+                        ("zero_threshold", double(d.zero_threshold)),
+                        ("positive_offset", pos_offset),
+                        ("positive_bucket_counts", pos_counts),
+                        ("negative_offset", neg_offset),
+                        ("negative_bucket_counts", neg_counts),
+                        ("min", optional(d.min)),
+                        ("max", optional(d.max)),
+                        temporality(h.aggregation_temporality),
+                    ])
+                },
+            ),
+            Data::Summary(s) => self.points(
+                at,
                 m,
-                &what,
-                &d.attributes,
-                d.start_time_unix_nano,
-                d.time_unix_nano,
-                d.flags,
-            )?;
-            let quantiles = d
-                .quantile_values
-                .iter()
-                .map(|q| json!({"quantile": double(q.quantile), "value": double(q.value)}))
-                .collect();
-            c.extend([
-                ("count", count(d.count, &|| what("count"))?),
-                ("sum", double(d.sum)),
-                ("quantiles", Value::Array(quantiles)),
-            ]);
-            self.row(OtlpTable::Summary, c, origin)?;
+                OtlpTable::Summary,
+                &s.data_points,
+                origin,
+                |d, what| {
+                    let quantiles = d
+                        .quantile_values
+                        .iter()
+                        .map(|q| json!({"quantile": double(q.quantile), "value": double(q.value)}))
+                        .collect();
+                    Ok(vec![
+                        ("count", count(d.count, &|| what("count"))?),
+                        ("sum", double(d.sum)),
+                        ("quantiles", Value::Array(quantiles)),
+                    ])
+                },
+            ),
         }
-        Ok(())
     }
 
-    /// Gauge and sum points; `sum` carries a sum's temporality and monotonicity.
-    fn numbers(
+    /// One row of `table` per data point: the columns every point has, then `own`'s.
+    fn points<P: Point>(
         &mut self,
         at: &str,
         m: &Metric,
         table: OtlpTable,
-        points: &[NumberDataPoint],
-        sum: Option<(i32, bool)>,
+        points: &[P],
         origin: &Origin,
+        own: impl Fn(&P, &dyn Fn(&str) -> String) -> Result<Vec<(&'static str, Value)>, GatewayError>,
     ) -> Result<(), GatewayError> {
         for (p, d) in points.iter().enumerate() {
             let what = |f: &str| format!("{at}.data_points[{p}].{f}");
-            let mut c = self.point(
-                m,
-                &what,
-                &d.attributes,
-                d.start_time_unix_nano,
-                d.time_unix_nano,
-                d.flags,
-            )?;
-            let (value, int_value) = number(d.value);
-            c.extend([("value", value), ("int_value", int_value)]);
-            if let Some((temporality, monotonic)) = sum {
-                c.extend([
-                    ("aggregation_temporality", Value::from(temporality)),
-                    ("is_monotonic", Value::Bool(monotonic)),
-                ]);
+            let mut c = self.point(m, d, &what)?;
+            if table == OtlpTable::Summary {
+                // The summary table has no exemplars column (a summary point has none).
+                c.retain(|(name, _)| *name != "exemplars");
             }
-            c.push(("exemplars", self.exemplars(&d.exemplars, &what)?));
+            c.extend(own(d, &what)?);
             self.row(table, c, origin)?;
         }
         Ok(())
     }
+}
+
+/// What every metric data point has, whatever its type.
+trait Point {
+    fn attributes(&self) -> &[KeyValue];
+    /// Start and observation times.
+    fn times(&self) -> (u64, u64);
+    fn flags(&self) -> u32;
+    fn exemplars(&self) -> &[Exemplar];
+}
+
+macro_rules! point {
+    ($t:ty, |$d:ident| $exemplars:expr) => {
+        impl Point for $t {
+            fn attributes(&self) -> &[KeyValue] {
+                &self.attributes
+            }
+            fn times(&self) -> (u64, u64) {
+                (self.start_time_unix_nano, self.time_unix_nano)
+            }
+            fn flags(&self) -> u32 {
+                self.flags
+            }
+            fn exemplars(&self) -> &[Exemplar] {
+                let $d = self;
+                $exemplars
+            }
+        }
+    };
+}
+
+point!(NumberDataPoint, |d| &d.exemplars);
+point!(HistogramDataPoint, |d| &d.exemplars);
+point!(ExponentialHistogramDataPoint, |d| &d.exemplars);
+point!(SummaryDataPoint, |_d| &[]);
+
+/// `value` and `int_value` of a gauge or sum point.
+fn number_columns(v: Option<NumberValue>) -> [(&'static str, Value); 2] {
+    let (value, int_value) = number(v);
+    [("value", value), ("int_value", int_value)]
+}
+
+/// An optional double (`sum`, `min`, `max` of a histogram).
+fn optional(d: Option<f64>) -> Value {
+    d.map_or(Value::Null, double)
+}
+
+/// Bucket counts as a `BIGINT` array.
+fn counts(counts: &[u64], what: &dyn Fn() -> String) -> Result<Value, GatewayError> {
+    counts
+        .iter()
+        .map(|n| count(*n, what))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
 }
 
 /// A number point as `value` (a double, also for an integer point, for queries that want one
