@@ -217,13 +217,15 @@ prepare:
 	  tools otelcol rie fetch fuzz-tools infra-tools lint-tools
 
 ## test: compile first (before the JVMs compete for the two cores), then run every test with a
-## fresh stack that is stopped again whatever the outcome.
+## fresh stack that is stopped again whatever the outcome. One `cargo build --all-targets` builds
+## the tests, the examples and the binaries the tests spawn with one feature resolution (a
+## separate `--bins` build resolves without the dev-dependencies' features and rebuilt ~40
+## crates). The vendored crate's tests run when their inputs changed (PATCHES.md, TESTED).
 test: prepare
 	$(MAKE) --no-print-directory lint lint-infra
-	cargo test --workspace --no-run
-	cargo build --workspace --bins
+	cargo build --workspace --all-targets
 	$(MAKE) --no-print-directory vendor-check
-	third_party/fluss-rs/test-lib.sh --workspace-features
+	third_party/fluss-rs/test-lib.sh --if-changed
 	MOTO_SERVER=$(VENV)/bin/moto_server $(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 	  infra/sam/tests/test_deploy_local.py
 	$(SAM_VENV)/bin/python -m pytest -q -p no:cacheprovider infra/local/tests

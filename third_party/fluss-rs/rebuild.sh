@@ -13,7 +13,7 @@
 #
 # Compared: every file, byte for byte, and which files are executable. Not compared, because the
 # published crate has no such files and they are this directory's own: patches/, PATCHES.md and
-# the two scripts (rebuild.sh, test-lib.sh).
+# the two scripts (rebuild.sh, test-lib.sh) and TESTED (test-lib.sh's record).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -22,7 +22,7 @@ version=1.0.0
 crate_file="$name-$version.crate"
 url="https://static.crates.io/crates/$name/$crate_file"
 index_url="https://index.crates.io/fl/us/$name"
-ours=(patches PATCHES.md rebuild.sh test-lib.sh)
+ours=(patches PATCHES.md rebuild.sh test-lib.sh TESTED)
 
 # The checksum of fluss-rs $version from the registry, as a Cargo.lock records it.
 lock_checksum() {

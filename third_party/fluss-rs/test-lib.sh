@@ -8,6 +8,12 @@
 # feature, and costs a second build of the crate and of arrow's cast kernels (minutes on a fresh
 # machine).
 #
+# `test-lib.sh --if-changed` (what `make test` runs): the first run, unless TESTED records that
+# these very inputs passed it — the crate's sources, its manifest, this script, the workspace's
+# lock and dev profile, hashed. A passing run writes TESTED (commit it): a fresh machine then
+# skips the crate's ~5 minutes of dependency builds (their features differ from the workspace's),
+# and any change to the crate, a patch or a dependency version runs the tests again.
+#
 # In a copy outside the workspace: cargo tests no dependency that has dev-dependencies, and the
 # workspace does not list the crate as a member (its clippy and fmt would then cover upstream
 # code). The copy keeps its place in the project cache and the sources' times, so that an
@@ -38,6 +44,25 @@ with_cast=(
   record::arrow::tests::nested_encoding_differences_are_converted
   record::arrow::tests::nested_column_types_must_match_the_table
 )
+
+# The inputs of a run, hashed with paths relative to this directory (the same in every clone).
+inputs_hash() {
+  local LC_ALL=C
+  (cd "$here" && {
+    find src proto -type f -print0 | sort -z | xargs -0 sha256sum
+    sha256sum Cargo.toml test-lib.sh ../../Cargo.lock
+    awk '/^\[/ { p = ($0 ~ /^\[profile\.dev[].]/) } p' ../../Cargo.toml
+  } | sha256sum | cut -d' ' -f1)
+}
+hash="$(inputs_hash)"
+if [[ "${1:-}" == --if-changed ]]; then
+  if [[ -f "$here/TESTED" ]] && grep -q -x -F "inputs $hash" "$here/TESTED"; then
+    echo "fluss-rs lib tests: skipped, these inputs passed on $(sed -n 's/^date //p' "$here/TESTED")" \
+      "(third_party/fluss-rs/TESTED; make vendor-test runs them anyway)"
+    exit 0
+  fi
+  set -- --workspace-features
+fi
 
 mkdir -p "$copy"
 for d in src proto; do
@@ -75,6 +100,7 @@ run() {
   done
 }
 run storage-memory "${without_cast[@]}"
+printf 'inputs %s\ndate %s\n' "$hash" "$(date -u +%F)" > "$here/TESTED"
 if [[ "${1:-}" != --workspace-features ]]; then
   run storage-memory,arrow-batch-cast "${with_cast[@]}"
 fi
