@@ -47,7 +47,7 @@ with_cast=(
 
 # The inputs of a run, hashed with paths relative to this directory (the same in every clone).
 inputs_hash() {
-  local LC_ALL=C
+  local LC_ALL=C; export LC_ALL
   (cd "$here" && {
     find src proto -type f -print0 | sort -z | xargs -0 sha256sum
     sha256sum Cargo.toml test-lib.sh ../../Cargo.lock
