@@ -3,18 +3,19 @@
 //! - (a) one core, no I/O: BODIES protobuf `ExportLogsServiceRequest`s of RECORDS log records
 //!   each (10 attributes of string, int, double and bool values, a body, trace and span ids,
 //!   one resource with `service.name` and five more attributes) turned into Fluss rows as the
-//!   route does: `ExportBody::decode` (protobuf), `ExportBody::rows` (the OTLP mapping), then
-//!   `append_request` + `RowCodec::decode_request` against the logs table's schema (what
-//!   `fluss_ops::otlp::export` runs before it submits), each body's rows dropped before the next,
-//!   all inside the clock; median of RUNS runs after one warm-up. The same rows as write bodies
-//!   of the write route, for comparison: NDJSON bare rows and NDJSON entries (`NdjsonBody`, then
-//!   `decode_request`, the route's NDJSON path) and the JSON entries form (the streaming
-//!   decoder, the route's `application/json` path);
+//!   route does: `ExportBody::decode` (protobuf), `ExportBody::rows` (the Fluss rows, built in
+//!   the table's column order), then `RowCodec::append_rows` against the logs table's schema
+//!   (what `fluss_ops::otlp::export` runs before it submits), each body's rows dropped before
+//!   the next, all inside the clock; median of RUNS runs after one warm-up. The same rows as
+//!   write bodies of the write route (the codec's JSON encoding of the rows), for comparison:
+//!   NDJSON bare rows and NDJSON entries (`NdjsonBody`, then `decode_request`, the route's
+//!   NDJSON path) and the JSON entries form (the streaming decoder, the route's
+//!   `application/json` path); every path must give the same rows;
 //! - (b) end to end on the running local stack (`FLUSS_STACK_ENV`), the production router
 //!   in-process: the OTLP tables created through `POST …/otlp/tables`, a plain log table of the
 //!   same schema (`create_table_request(OtlpTable::Logs, …)`) through `POST …/tables`, then PAIRS
 //!   pairs of an OTLP protobuf export of RECORDS records and an NDJSON write of the same rows (the
-//!   rows `ExportBody::rows` makes, as bare rows, the shippers' form) alternating in one run
+//!   rows `ExportBody::rows` makes, encoded as bare JSON rows, the shippers' form) alternating in one run
 //!   (`time_pairs`), bodies built before the clock; rows/s of each and their ratio, and the
 //!   calling thread's CPU per request. The tables are dropped at the end.
 //!
@@ -35,11 +36,11 @@ use axum::http::{Request, StatusCode};
 use fluss::row::GenericRow;
 use gateway_core::codec::RowCodec;
 use gateway_core::otlp::{
-    Encoding, ExportBody, Limits, OtlpTable, PARTITION_COLUMN, Signal, append_request,
-    create_table_request, partition_day,
+    Encoding, ExportBody, Limits, OtlpTable, PARTITION_COLUMN, Signal, create_table_request,
+    partition_day,
 };
 use gateway_core::types::table_descriptor;
-use gateway_core::wire::{NdjsonBody, Row, WriteRequest};
+use gateway_core::wire::{NdjsonBody, Row, WriteEntry, WriteOp, WriteRequest};
 use integration_tests::bench::{arg, exit_code, figure, time_pairs};
 use integration_tests::bench_router::call_read;
 use integration_tests::{Stack, unique_name};
@@ -126,39 +127,12 @@ fn decode(requests: &[ExportBody], records: usize, runs: usize, day: &str) -> Re
     // The same rows as the write route's bodies.
     let row_sets: Vec<Vec<Row>> = requests
         .iter()
-        .map(|r| logs_rows(r, day))
+        .map(|r| logs_rows(&codec, r, day))
         .collect::<Result<_, _>>()?;
     let ndjson_bare: Vec<Vec<u8>> = row_sets.iter().map(|rows| ndjson(rows, false)).collect();
     let ndjson_entries: Vec<Vec<u8>> = row_sets.iter().map(|rows| ndjson(rows, true)).collect();
     let json_entries: Vec<Vec<u8>> = row_sets.iter().map(|rows| json_body(rows)).collect();
-    // Where the codec's time goes: the same rows already as write requests, decoded whole,
-    // then with the three attribute maps null, then with the two timestamps null too.
-    let variants: Vec<Vec<WriteRequest>> = [&[][..], MAPS, &[MAPS, TIMES].concat()]
-        .iter()
-        .map(|nulled| {
-            row_sets
-                .iter()
-                .map(|rows| append_request(rows.iter().map(|r| with_nulls(r, nulled)).collect()))
-                .collect()
-        })
-        .collect();
     drop(row_sets);
-    let codec_times = variants
-        .iter()
-        .map(|requests| {
-            median_of(runs, || {
-                let start = Instant::now();
-                for request in requests {
-                    let batch = codec
-                        .decode_request(black_box(request))
-                        .map_err(|e| format!("codec: {e}"))?;
-                    drop(black_box(batch));
-                }
-                Ok(start.elapsed())
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    drop(variants);
     let total = records * bodies.len();
     let per_record = |bodies: &[Vec<u8>]| bodies[0].len() as f64 / records as f64;
     println!(
@@ -171,7 +145,9 @@ fn decode(requests: &[ExportBody], records: usize, runs: usize, day: &str) -> Re
     );
 
     // Every path gives the same rows, or the comparison means nothing.
-    let reference = otlp_rows(&codec, &bodies[0], day)?;
+    let export = ExportBody::decode(Signal::Logs, Encoding::Protobuf, &bodies[0])
+        .map_err(|e| format!("protobuf: {e}"))?;
+    let reference = otlp_rows(&codec, &export, day)?;
     if ndjson_rows(&codec, &ndjson_bare[0])? != reference
         || ndjson_rows(&codec, &ndjson_entries[0])? != reference
         || json_rows(&codec, &json_entries[0], records)? != reference
@@ -179,6 +155,7 @@ fn decode(requests: &[ExportBody], records: usize, runs: usize, day: &str) -> Re
         return Err("the OTLP path and the write route's paths gave different rows".into());
     }
     drop(reference);
+    drop(export);
 
     let mut splits = Vec::with_capacity(runs);
     otlp_pass(&codec, &bodies, day)?;
@@ -211,14 +188,11 @@ fn decode(requests: &[ExportBody], records: usize, runs: usize, day: &str) -> Re
 
     report("OTLP protobuf → rows", total, otlp_time);
     report("  protobuf decode", total, proto_time);
-    report("  OTLP → row maps", total, rows_time);
-    report("  codec (decode_request)", total, codec_time);
+    report("  OTLP → Fluss rows", total, rows_time);
+    report("  codec (append_rows)", total, codec_time);
     report("NDJSON bare rows → rows", total, bare_time);
     report("NDJSON entries → rows", total, entries_time);
     report("JSON entries (streaming)", total, json_time);
-    report("codec alone, rows as built", total, codec_times[0]);
-    report("  the 3 attribute maps null", total, codec_times[1]);
-    report("  maps and timestamps null", total, codec_times[2]);
     let otlp_rate = rate(total, otlp_time);
     let bare_rate = rate(total, bare_time);
     println!(
@@ -264,23 +238,25 @@ fn decode(requests: &[ExportBody], records: usize, runs: usize, day: &str) -> Re
 
 /// One pass of the OTLP path over every body, each step timed apart.
 fn otlp_pass(codec: &RowCodec, bodies: &[Vec<u8>], day: &str) -> Result<Split, String> {
+    let row_type = OtlpTable::Logs.row_type().map_err(|e| e.to_string())?;
     let mut split = Split::default();
     for body in bodies {
         let t0 = Instant::now();
         let export = ExportBody::decode(Signal::Logs, Encoding::Protobuf, black_box(body))
             .map_err(|e| format!("protobuf: {e}"))?;
         let t1 = Instant::now();
-        // The route drops the message once it has the rows.
-        let rows = black_box(export)
+        let rows = black_box(&export)
             .rows(&LIMITS, day)
             .map_err(|e| format!("rows: {e}"))?;
         let t2 = Instant::now();
         for (_, rows) in rows.tables {
             let batch = codec
-                .decode_request(&append_request(rows))
+                .append_rows(row_type, rows)
                 .map_err(|e| format!("codec: {e}"))?;
             drop(black_box(batch));
         }
+        // The rows borrow from the message: it goes once they are submitted.
+        drop(export);
         let t3 = Instant::now();
         split.protobuf += t1 - t0;
         split.rows += t2 - t1;
@@ -289,15 +265,20 @@ fn otlp_pass(codec: &RowCodec, bodies: &[Vec<u8>], day: &str) -> Result<Split, S
     Ok(split)
 }
 
-/// The OTLP path on one body, its rows kept (to compare the paths).
-fn otlp_rows(codec: &RowCodec, body: &[u8], day: &str) -> Result<Vec<GenericRow<'static>>, String> {
-    let rows = ExportBody::decode(Signal::Logs, Encoding::Protobuf, body)
-        .and_then(|e| e.rows(&LIMITS, day))
+/// The OTLP path on one decoded export, its rows kept (to compare the paths).
+fn otlp_rows<'a>(
+    codec: &RowCodec,
+    export: &'a ExportBody,
+    day: &'a str,
+) -> Result<Vec<GenericRow<'a>>, String> {
+    let row_type = OtlpTable::Logs.row_type().map_err(|e| e.to_string())?;
+    let rows = export
+        .rows(&LIMITS, day)
         .map_err(|e| format!("otlp: {e}"))?;
     let mut out = Vec::new();
     for (_, rows) in rows.tables {
         let batch = codec
-            .decode_request(&append_request(rows))
+            .append_rows(row_type, rows)
             .map_err(|e| format!("codec: {e}"))?;
         out.extend(batch.entries.into_iter().map(|e| e.row));
     }
@@ -378,29 +359,19 @@ fn logs_codec() -> Result<RowCodec, String> {
     .map_err(|e| format!("codec: {e}"))
 }
 
-/// The rows of the logs table the receiver makes of `request`.
-fn logs_rows(request: &ExportBody, day: &str) -> Result<Vec<Row>, String> {
+/// The rows of the logs table the receiver makes of `request`, as JSON (the codec's encoding,
+/// which its decoder reads back into the same rows).
+fn logs_rows(codec: &RowCodec, request: &ExportBody, day: &str) -> Result<Vec<Row>, String> {
     let mut rows = request
         .rows(&LIMITS, day)
         .map_err(|e| format!("rows: {e}"))?;
     match rows.tables.pop() {
-        Some((OtlpTable::Logs, rows)) => Ok(rows),
+        Some((OtlpTable::Logs, rows)) => rows
+            .iter()
+            .map(|r| codec.encode(r).map_err(|e| format!("encode: {e}")))
+            .collect(),
         _ => Err("a logs export made rows of another table".into()),
     }
-}
-
-/// The attribute map columns of the logs table.
-const MAPS: &[&str] = &["log_attributes", "resource_attributes", "scope_attributes"];
-/// Its nanosecond timestamp columns.
-const TIMES: &[&str] = &["timestamp", "observed_timestamp"];
-
-/// `row` with the columns `nulled` null.
-fn with_nulls(row: &Row, nulled: &[&str]) -> Row {
-    let mut row = row.clone();
-    for column in nulled {
-        row.insert((*column).to_owned(), Value::Null);
-    }
-    row
 }
 
 /// `rows` as an NDJSON write body: bare rows, or entries `{"id":…,"append":{…}}`.
@@ -421,7 +392,19 @@ fn ndjson(rows: &[Row], entries: bool) -> Vec<u8> {
 
 /// `rows` as the JSON write body, entries `{"id":…,"append":{…}}`.
 fn json_body(rows: &[Row]) -> Vec<u8> {
-    serde_json::to_vec(&append_request(rows.to_vec())).unwrap_or_default()
+    let request = WriteRequest {
+        partial_update_columns: None,
+        entries: rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| WriteEntry {
+                id: i.to_string(),
+                op: WriteOp::Append,
+                row: row.clone(),
+            })
+            .collect(),
+    };
+    serde_json::to_vec(&request).unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -513,9 +496,10 @@ async fn pairs_run(
         .iter()
         .map(|r| r.encode(Encoding::Protobuf).into())
         .collect();
+    let codec = logs_codec()?;
     let ndjson_bodies: Vec<Bytes> = requests
         .iter()
-        .map(|r| logs_rows(r, day).map(|rows| ndjson(&rows, false).into()))
+        .map(|r| logs_rows(&codec, r, day).map(|rows| ndjson(&rows, false).into()))
         .collect::<Result<_, String>>()?;
 
     // Fluss creates the plain table's day partition shortly after the table (the OTLP route

@@ -14,6 +14,7 @@
 // A unit test may be one long table of cases; production functions keep to clippy.toml's limit.
 #![cfg_attr(test, allow(clippy::too_many_lines))]
 
+pub mod built;
 pub mod call;
 pub mod catalog;
 pub mod lookup;

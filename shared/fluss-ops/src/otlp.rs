@@ -1,17 +1,19 @@
-//! OTLP exports into their tables: each table's rows written by [`crate::write::write`] (the
-//! same decode, per-row acknowledgement and deadline as `POST …/records`), outcomes counted
-//! exactly, and the OTLP tables created on request ([`create_tables`]) or on first export when
+//! OTLP exports into their tables: each table's rows, built from the request in the table's
+//! column order, written by [`crate::write::append_rows`] (the same per-row acknowledgement and
+//! deadline as `POST …/records`), outcomes counted exactly, and the OTLP tables created on request ([`create_tables`]) or on first export when
 //! the deployment opts in.
 
 use fluss::metadata::TablePath;
+use fluss::row::GenericRow;
 use fluss_pool::Pool;
-use gateway_core::otlp::{OtlpTable, TableRows, append_request, create_table_request};
+use gateway_core::otlp::{OtlpTable, TableRows, create_table_request};
 use gateway_core::types::table_descriptor;
 use gateway_core::{ErrorCode, GatewayError};
 
+use crate::built::BuiltRows;
 use crate::call::Call;
 use crate::catalog::Session;
-use crate::write::write;
+use crate::write::append_rows;
 
 /// Where an export goes: the tables `<prefix>_logs`, … of `database` on `cluster`.
 #[derive(Debug, Clone, Copy)]
@@ -46,28 +48,37 @@ pub struct Exported {
     pub message: String,
 }
 
+/// Makes the rows of one table of the export again (a resend needs them after they were
+/// handed over).
+pub type RebuildTable<'a, 'r> =
+    &'r (dyn Fn(OtlpTable) -> Result<Vec<GenericRow<'a>>, GatewayError> + Sync);
+
 /// Writes every table's rows of one export. `Err` means nothing was written: the first table
-/// refused as a whole (404 for a missing table unless `create_missing`, 429, 503, …), or every
-/// row failed for a reason an exporter retries (504 `timeout`, 503, 429), so that it sends the
-/// request again. A refusal after some rows were acknowledged becomes rejected rows instead:
-/// a retried request would write those again.
-pub async fn export(
+/// refused as a whole (404 for a missing table unless `create_missing`, 400 for a table whose
+/// columns are not the OTLP definition's, 429, 503, …), or every row failed for a reason an
+/// exporter retries (504 `timeout`, 503, 429), so that it sends the request again. A refusal
+/// after some rows were acknowledged becomes rejected rows instead: a retried request would
+/// write those again.
+pub async fn export<'a>(
     pool: &Pool,
     call: &Call,
     target: &Target<'_>,
-    rows: TableRows,
+    mut rows: TableRows<'a>,
+    rebuild: RebuildTable<'a, '_>,
 ) -> Result<Exported, GatewayError> {
     let mut done = Exported::default();
     let mut first_failure: Option<GatewayError> = None;
-    for (table, rows) in rows.tables {
-        let n = rows.len() as u64;
-        let request = append_request(rows);
+    let tables: Vec<OtlpTable> = rows.tables.iter().map(|(t, _)| *t).collect();
+    for table in tables {
+        let again = move || rebuild(table);
+        let built = BuiltRows::new(rows.take(table), table.row_type()?, &again);
+        let n = built.len() as u64;
         let path = target.path(table);
-        let mut outcome = write(pool, call, target.cluster, &path, &request).await;
+        let mut outcome = append_rows(pool, call, target.cluster, &path, &built).await;
         let missing = matches!(&outcome, Err(e) if matches!(e.code(), ErrorCode::TableNotFound | ErrorCode::PartitionNotFound));
         if missing && target.create_missing {
             create_tables(pool, call, target, &[table], None).await?;
-            outcome = write(pool, call, target.cluster, &path, &request).await;
+            outcome = append_rows(pool, call, target.cluster, &path, &built).await;
         }
         match outcome {
             Ok(outcomes) => {

@@ -17,6 +17,7 @@ use gateway_core::codec::{DecodedBatch, DecodedEntry, PartialTarget, RowCodec};
 use gateway_core::wire::{WriteOp, WriteRequest};
 use gateway_core::{ErrorCode, GatewayError};
 
+use crate::built::{BuiltRows, TakeRows};
 use crate::call::Call;
 use crate::partitions::ensure_partitions_exist;
 use crate::table::on_table;
@@ -37,6 +38,8 @@ pub enum WriteInput<'a> {
         /// Most entries allowed.
         max_rows: usize,
     },
+    /// Rows built by their producer in the table's column order (the OTLP receiver's).
+    Built(&'a dyn TakeRows<'a>),
 }
 
 impl<'a> WriteInput<'a> {
@@ -46,6 +49,7 @@ impl<'a> WriteInput<'a> {
         match self {
             WriteInput::Request(req) => codec.decode_request(req),
             WriteInput::Json { body, max_rows } => codec.decode_write_body(body, *max_rows),
+            WriteInput::Built(built) => codec.append_rows(built.row_type(), built.take()?),
         }
     }
 }
@@ -128,6 +132,20 @@ pub async fn write(
 ) -> Result<Vec<Outcome>, GatewayError> {
     let outcomes = write_input(pool, call, cluster, path, WriteInput::Request(req)).await;
     count_rows(cluster, req.entries.len(), &outcomes);
+    outcomes
+}
+
+/// [`write()`] of rows already built in the table's column order: every row an append, its id
+/// its position. 400 when the table's row type is not the one they were built for.
+pub async fn append_rows(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    rows: &BuiltRows<'_, '_>,
+) -> Result<Vec<Outcome>, GatewayError> {
+    let outcomes = write_input(pool, call, cluster, path, WriteInput::Built(rows)).await;
+    count_rows(cluster, rows.len, &outcomes);
     outcomes
 }
 

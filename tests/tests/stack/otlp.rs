@@ -603,6 +603,28 @@ async fn hostile_exports_are_400_in_the_request_encoding_with_nothing_written() 
     assert_eq!(ok.status, 200, "{ok:?}");
     let path = TablePath::new(database.clone(), OtlpTable::Logs.name("h"));
     assert_eq!(table_rows(&conn, &path, 2).await.len(), 2);
+
+    // A table of the logs table's name with other columns (the spans table's): the rows are
+    // built for the logs definition, so 400 naming the first difference, and nothing written.
+    let name = OtlpTable::Logs.name("w");
+    let other = TablePath::new(database.clone(), name.clone());
+    let req = gateway_core::otlp::create_table_request(OtlpTable::Spans, &name, Some(1));
+    let desc = gateway_core::types::table_descriptor(&req).expect("descriptor");
+    bounded("create table", admin.create_table(&other, &desc, false))
+        .await
+        .expect("created");
+    let url = format!("{}/v1/logs", base(&database, "w"));
+    let json = [("content-type", "application/json")];
+    let a = post(&gw, &url, &json, &logs(2).encode(Encoding::Json)).await;
+    assert_eq!(a.status, 400, "{a:?}");
+    let message = a.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(
+            "column 2 is `end_timestamp` TIMESTAMP_LTZ(9), expected `observed_timestamp`"
+        ),
+        "{message}"
+    );
+    assert!(table_rows(&conn, &other, 0).await.is_empty());
 }
 
 /// The Python OpenTelemetry SDK (opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http

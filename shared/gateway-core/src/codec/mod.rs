@@ -6,6 +6,7 @@
 //! `decode`); a JSON write body is decoded straight from its bytes when it can be (see `stream`,
 //! [`RowCodec::decode_write_body`]); encoding renders rows for lookups (see [`encode`]).
 
+mod built;
 mod decode;
 pub mod encode;
 mod json_scalar;
@@ -20,6 +21,7 @@ use fluss::metadata::{DataType, RowType, TableInfo};
 
 use crate::error::GatewayError;
 
+pub(crate) use built::array_of_values;
 pub use decode::{MAX_NESTING_DEPTH, PartialTarget};
 pub use row_ref::RowRef;
 pub use stream::{DecodedBatch, DecodedEntry};

@@ -13,6 +13,7 @@
 
 mod answer;
 mod body;
+mod points;
 mod rows;
 mod schema;
 mod value;
@@ -22,7 +23,7 @@ mod tests;
 
 pub use answer::{Encoding, ExportAnswer, status_body};
 pub use body::ExportBody;
-pub use rows::{Limits, TableRows, append_request};
+pub use rows::{Limits, TableRows};
 pub use schema::{DEFAULT_PREFIX, PARTITION_COLUMN, create_table_request, partition_day};
 
 use std::fmt;

@@ -3,10 +3,14 @@
 //! and docs/otlp.md (a unit test keeps the document's column lists equal to these).
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
+use fluss::metadata::{DataType, RowType};
 use serde_json::{Value, json};
 
 use super::OtlpTable;
+use crate::error::GatewayError;
+use crate::types::table_descriptor;
 use crate::wire::{ColumnDefinition, CreateTableRequest, Distribution};
 
 /// The table prefix of the base path without one (`…/otlp/v1/logs` → `otel_logs`).
@@ -212,6 +216,15 @@ pub(super) fn columns(table: OtlpTable) -> Vec<(&'static str, Value)> {
     }
 }
 
+/// The names of `table`'s columns in schema order, the partition column last.
+#[cfg(debug_assertions)]
+pub(super) fn column_names(table: OtlpTable) -> impl Iterator<Item = &'static str> {
+    columns(table)
+        .into_iter()
+        .map(|(name, _)| name)
+        .chain([PARTITION_COLUMN])
+}
+
 /// The `POST …/tables` body that creates `table` as `name`: a log table of the columns above
 /// plus `dt`, auto-partitioned by day (Fluss names a day partition `yyyyMMdd`), with
 /// `buckets` buckets when given (the server's default otherwise).
@@ -262,10 +275,87 @@ pub fn create_table_request(
     }
 }
 
+impl OtlpTable {
+    /// The row type of the table as [`create_table_request`] defines it, `dt` last: the
+    /// receiver's rows have exactly these columns, and the write path takes them only for a
+    /// table of this row type.
+    pub fn row_type(self) -> Result<&'static RowType, GatewayError> {
+        static TYPES: OnceLock<Option<Vec<RowType>>> = OnceLock::new();
+        TYPES
+            .get_or_init(|| {
+                OtlpTable::ALL
+                    .iter()
+                    .map(|&t| {
+                        let req = create_table_request(t, &t.name(DEFAULT_PREFIX), None);
+                        table_descriptor(&req)
+                            .ok()
+                            .map(|d| d.schema().row_type().clone())
+                    })
+                    .collect()
+            })
+            .as_ref()
+            .and_then(|types| types.get(OtlpTable::ALL.iter().position(|t| *t == self)?))
+            .ok_or_else(|| GatewayError::internal("the OTLP table definitions do not build"))
+    }
+}
+
+/// The types the rows of nested values are written with, taken from the tables' row types
+/// once (so that the definitions above stay their only source).
+#[derive(Debug)]
+pub(super) struct NestedTypes {
+    /// The key and value types of every attribute map.
+    pub attribute_key: DataType,
+    pub attribute_value: DataType,
+    /// The element types of `events`, `links`, `exemplars` and `quantiles` (ROW types).
+    pub event: DataType,
+    pub link: DataType,
+    pub exemplar: DataType,
+    pub quantile: DataType,
+    /// The element types of bucket counts (BIGINT) and explicit bounds (DOUBLE).
+    pub bucket_count: DataType,
+    pub bound: DataType,
+}
+
+impl NestedTypes {
+    /// The nested types, or 500 if the definitions do not build (a unit test keeps them valid).
+    pub(super) fn get() -> Result<&'static NestedTypes, GatewayError> {
+        static NESTED: OnceLock<Option<NestedTypes>> = OnceLock::new();
+        NESTED
+            .get_or_init(NestedTypes::build)
+            .as_ref()
+            .ok_or_else(|| GatewayError::internal("the OTLP table definitions do not build"))
+    }
+
+    fn build() -> Option<NestedTypes> {
+        let column = |table: OtlpTable, name: &str| -> Option<DataType> {
+            let rt = table.row_type().ok()?;
+            let i = rt.get_field_index(name)?;
+            rt.fields().get(i).map(|f| f.data_type().clone())
+        };
+        let element = |table: OtlpTable, name: &str| match column(table, name)? {
+            DataType::Array(a) => Some(a.get_element_type().clone()),
+            _ => None,
+        };
+        let (attribute_key, attribute_value) = match column(OtlpTable::Logs, "log_attributes")? {
+            DataType::Map(m) => (m.key_type().clone(), m.value_type().clone()),
+            _ => return None,
+        };
+        Some(NestedTypes {
+            attribute_key,
+            attribute_value,
+            event: element(OtlpTable::Spans, "events")?,
+            link: element(OtlpTable::Spans, "links")?,
+            exemplar: element(OtlpTable::Gauge, "exemplars")?,
+            quantile: element(OtlpTable::Summary, "quantiles")?,
+            bucket_count: element(OtlpTable::Histogram, "bucket_counts")?,
+            bound: element(OtlpTable::Histogram, "explicit_bounds")?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::table_descriptor;
 
     #[test]
     fn the_partition_day_is_the_utc_day_as_fluss_names_it() {
@@ -285,6 +375,9 @@ mod tests {
             let unique: std::collections::HashSet<&str> = names.iter().copied().collect();
             assert_eq!(unique.len(), names.len(), "{table}: a column twice");
             assert_eq!(names.last(), Some(&PARTITION_COLUMN));
+            let row_type = table.row_type().expect("row type");
+            assert_eq!(row_type.fields().len(), names.len(), "{table}");
         }
+        assert!(NestedTypes::get().is_ok());
     }
 }

@@ -1,5 +1,6 @@
 //! Requests of every signal mapped onto rows that the codec of the tables' own schemas takes,
-//! the same rows from protobuf and from OTLP/JSON, and hostile requests refused whole.
+//! equal to the JSON write path's rows of the same values, the same rows from protobuf and from
+//! OTLP/JSON, and hostile requests refused whole.
 
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
@@ -214,16 +215,47 @@ fn codec(table: OtlpTable) -> RowCodec {
     .expect("codec")
 }
 
-/// Rows of `body` after a round trip through `encoding`, each checked by its table's codec.
-fn rows_via(body: &ExportBody, signal: Signal, encoding: Encoding) -> TableRows {
+/// One table's rows as JSON objects (the codec's encoding, as a lookup answers them).
+type JsonRows = Vec<(OtlpTable, Vec<serde_json::Map<String, Value>>)>;
+
+/// Rows of `body` after a round trip through `encoding`, as JSON. Each table's rows are taken
+/// by its codec's `append_rows`, and equal the rows the JSON write path decodes from their
+/// JSON: built directly, they are stored as a write body of the same values would be.
+fn rows_via(body: &ExportBody, signal: Signal, encoding: Encoding) -> JsonRows {
     let bytes = body.encode(encoding);
     let decoded = ExportBody::decode(signal, encoding, &bytes).expect("decodes");
     let rows = decoded.rows(&LIMITS, "20261206").expect("rows");
-    for (table, rows) in &rows.tables {
-        let batch = codec(*table).decode_request(&append_request(rows.clone()));
-        assert!(batch.is_ok(), "{table}: {:?}", batch.err());
+    let mut out = Vec::new();
+    for (table, rows) in rows.tables {
+        let codec = codec(table);
+        let json: Vec<_> = rows
+            .iter()
+            .map(|r| codec.encode(r).expect("encodes"))
+            .collect();
+        let request = crate::wire::WriteRequest {
+            partial_update_columns: None,
+            entries: json
+                .iter()
+                .enumerate()
+                .map(|(i, row)| crate::wire::WriteEntry {
+                    id: i.to_string(),
+                    op: crate::wire::WriteOp::Append,
+                    row: row.clone(),
+                })
+                .collect(),
+        };
+        let via_json = codec
+            .decode_request(&request)
+            .expect("the JSON path takes them");
+        let built = codec
+            .append_rows(table.row_type().expect("row type"), rows)
+            .expect("appends");
+        let built: Vec<_> = built.entries.iter().map(|e| (e.op, &e.row)).collect();
+        let via_json: Vec<_> = via_json.entries.iter().map(|e| (e.op, &e.row)).collect();
+        assert_eq!(built, via_json, "{table}");
+        out.push((table, json));
     }
-    rows
+    out
 }
 
 #[test]
@@ -236,17 +268,17 @@ fn every_signal_maps_onto_rows_its_tables_take_the_same_from_both_encodings() {
         let proto = rows_via(&body, signal, Encoding::Protobuf);
         let json = rows_via(&body, signal, Encoding::Json);
         assert_eq!(proto, json, "{signal:?}");
-        assert_eq!(proto.tables.len(), tables, "{signal:?}");
+        assert_eq!(proto.len(), tables, "{signal:?}");
     }
 }
 
 #[test]
 fn a_log_record_keeps_its_values() {
     let rows = rows_via(&logs(vec![record()]), Signal::Logs, Encoding::Protobuf);
-    let row = &rows.tables[0].1[0];
+    let row = &rows[0].1[0];
     let get = |c: &str| row.get(c).cloned().unwrap_or(Value::Null);
     assert_eq!(get("timestamp"), "2025-12-06T05:46:40.123456789Z");
-    assert_eq!(get("observed_timestamp"), "2025-12-06T05:46:40.2Z");
+    assert_eq!(get("observed_timestamp"), "2025-12-06T05:46:40.200000000Z");
     assert_eq!(get("trace_id"), "5b".repeat(16));
     assert_eq!(get("span_id"), "0101010101010101");
     assert_eq!(get("trace_flags"), 1);
@@ -265,18 +297,18 @@ fn a_log_record_keeps_its_values() {
 fn metric_points_keep_exact_integers_and_their_type_columns() {
     let rows = rows_via(&metrics(), Signal::Metrics, Encoding::Json);
     let of = |t: OtlpTable| {
-        rows.tables
-            .iter()
+        rows.iter()
             .find(|(table, _)| *table == t)
             .map(|(_, r)| r[0].clone())
             .expect("a row")
     };
-    assert_eq!(of(OtlpTable::Sum)["int_value"], i64::MAX);
+    // The codec encodes a BIGINT as its decimal text (exact past 2^53).
+    assert_eq!(of(OtlpTable::Sum)["int_value"], i64::MAX.to_string());
     assert_eq!(of(OtlpTable::Sum)["is_monotonic"], true);
     assert_eq!(of(OtlpTable::Gauge)["value"], 0.25);
     assert_eq!(
         of(OtlpTable::Histogram)["bucket_counts"],
-        serde_json::json!([1, 2])
+        serde_json::json!(["1", "2"])
     );
     assert_eq!(of(OtlpTable::ExponentialHistogram)["positive_offset"], -1);
     assert_eq!(
@@ -333,4 +365,24 @@ fn hostile_requests_are_refused_whole_naming_the_problem() {
         "an empty export is valid and writes nothing"
     );
     let _ = ExportLogsServiceRequest::decode(&[][..]);
+}
+
+#[test]
+fn a_table_of_other_columns_refuses_the_rows_naming_the_first_difference() {
+    let body = logs(vec![record()]);
+    let rows = body
+        .rows(&LIMITS, "20261206")
+        .expect("rows")
+        .take(OtlpTable::Logs);
+    let logs_type = OtlpTable::Logs.row_type().expect("row type");
+    let refused = codec(OtlpTable::Spans).append_rows(logs_type, rows);
+    let (status, message) = refused
+        .err()
+        .map(|e| (e.http_status(), e.message().to_owned()))
+        .expect("refused");
+    assert_eq!(status, 400);
+    assert!(
+        message.contains("column 2 is `end_timestamp` TIMESTAMP_LTZ(9), expected `observed_timestamp` TIMESTAMP_LTZ(9)"),
+        "{message}"
+    );
 }

@@ -1,28 +1,48 @@
-//! OTLP values as the codec's JSON values of the OTLP columns: attributes as string maps,
-//! `AnyValue` bodies as text, ids as lowercase hex, nanosecond times as RFC 3339 text.
+//! OTLP values as Fluss values of the OTLP columns: attributes as string maps, `AnyValue`
+//! bodies as text, ids as lowercase hex, nanosecond times exact. Strings are borrowed from the
+//! decoded message where they are kept as sent.
+
+use std::borrow::Cow;
 
 use base64::Engine as _;
+use fluss::row::{Datum, FlussMapWriter, GenericRow, TimestampLtz};
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::schema::NestedTypes;
 use crate::error::GatewayError;
+
+/// One row's columns with their names, which must be the table's in order (checked in debug
+/// builds, so by every unit test).
+pub(super) type Columns<'a> = Vec<(&'static str, Datum<'a>)>;
 
 /// An attribute value as the `MAP<STRING, STRING>` columns keep it: a string as itself, a
 /// scalar as its text, bytes as standard base64, an array or key-value list as its JSON text,
-/// an empty value as `null`.
-pub(super) fn attribute_text(value: Option<&AnyValue>) -> Value {
-    match value.and_then(|v| v.value.as_ref()) {
-        None => Value::Null,
-        Some(Any::StringValue(s)) => Value::String(s.clone()),
-        Some(other) => Value::String(match other {
-            Any::BoolValue(b) => b.to_string(),
-            Any::IntValue(i) => i.to_string(),
-            Any::DoubleValue(d) => d.to_string(),
-            Any::BytesValue(b) => base64::engine::general_purpose::STANDARD.encode(b),
-            _ => any_json(other).to_string(),
-        }),
-    }
+/// an empty value as `null`. Text that is not the value itself is written into `scratch`
+/// (the map writer copies it at once: no allocation per attribute).
+pub(super) fn attribute_text<'v>(
+    value: Option<&'v AnyValue>,
+    scratch: &'v mut String,
+) -> Datum<'v> {
+    use std::fmt::Write as _;
+    let Some(v) = value.and_then(|v| v.value.as_ref()) else {
+        return Datum::Null;
+    };
+    scratch.clear();
+    // Writing into a String cannot fail.
+    let _ = match v {
+        Any::StringValue(s) => return Datum::String(Cow::Borrowed(s)),
+        Any::BoolValue(b) => write!(scratch, "{b}"),
+        Any::IntValue(i) => write!(scratch, "{i}"),
+        Any::DoubleValue(d) => write!(scratch, "{d}"),
+        Any::BytesValue(b) => {
+            base64::engine::general_purpose::STANDARD.encode_string(b, scratch);
+            Ok(())
+        }
+        other => write!(scratch, "{}", any_json(other)),
+    };
+    Datum::String(Cow::Borrowed(scratch.as_str()))
 }
 
 /// A structured value as JSON: OTLP/JSON's values without their type wrappers (a 64-bit
@@ -57,21 +77,23 @@ fn any_json(value: &Any) -> Value {
 
 /// A log body as the `body` column keeps it: a string as itself, anything else as the JSON text
 /// of [`attribute_text`]'s structured form; no body is `null`.
-pub(super) fn body_text(body: Option<&AnyValue>) -> Value {
+pub(super) fn body_text(body: Option<&AnyValue>) -> Datum<'_> {
     match body.and_then(|b| b.value.as_ref()) {
-        None => Value::Null,
-        Some(Any::StringValue(s)) => Value::String(s.clone()),
-        Some(other) => Value::String(any_json(other).to_string()),
+        None => Datum::Null,
+        Some(Any::StringValue(s)) => Datum::String(Cow::Borrowed(s)),
+        Some(other) => Datum::String(Cow::Owned(any_json(other).to_string())),
     }
 }
 
 /// `attributes` as a map value, refused (400 naming `what`) beyond `max` entries: a record's
-/// size is bounded by the body limit, its column count by this.
+/// size is bounded by the body limit, its column count by this. A key sent twice (which OTLP
+/// forbids) keeps its first place and its last value.
 pub(super) fn attribute_map(
     attributes: &[KeyValue],
     max: usize,
+    types: &NestedTypes,
     what: &dyn Fn() -> String,
-) -> Result<Value, GatewayError> {
+) -> Result<Datum<'static>, GatewayError> {
     if attributes.len() > max {
         return Err(GatewayError::invalid(format!(
             "{} has {} attributes; at most {max} are accepted",
@@ -79,11 +101,52 @@ pub(super) fn attribute_map(
             attributes.len()
         )));
     }
-    let mut map = Map::with_capacity(attributes.len());
-    for kv in attributes {
-        map.insert(kv.key.clone(), attribute_text(kv.value.as_ref()));
+    let mut w = FlussMapWriter::new(
+        attributes.len(),
+        &types.attribute_key,
+        &types.attribute_value,
+    );
+    let mut scratch = String::new();
+    let encoded = if has_duplicate_keys(attributes) {
+        let mut unique: Vec<(&str, Option<&AnyValue>)> = Vec::with_capacity(attributes.len());
+        for kv in attributes {
+            match unique.iter_mut().find(|(k, _)| *k == kv.key) {
+                Some(entry) => entry.1 = kv.value.as_ref(),
+                None => unique.push((&kv.key, kv.value.as_ref())),
+            }
+        }
+        w = FlussMapWriter::new(unique.len(), &types.attribute_key, &types.attribute_value);
+        unique.into_iter().try_for_each(|(k, v)| {
+            w.write_entry(
+                Datum::String(Cow::Borrowed(k)),
+                attribute_text(v, &mut scratch),
+            )
+        })
+    } else {
+        attributes.iter().try_for_each(|kv| {
+            w.write_entry(
+                Datum::String(Cow::Borrowed(&kv.key)),
+                attribute_text(kv.value.as_ref(), &mut scratch),
+            )
+        })
+    };
+    encoded
+        .and_then(|()| w.complete())
+        .map(Datum::Map)
+        .map_err(|e| GatewayError::invalid(format!("{} could not be encoded: {e}", what())))
+}
+
+/// Whether two attributes share a key: pairwise for the usual few, hashed beyond.
+fn has_duplicate_keys(attributes: &[KeyValue]) -> bool {
+    if attributes.len() <= 32 {
+        attributes
+            .iter()
+            .enumerate()
+            .any(|(i, a)| attributes[i + 1..].iter().any(|b| a.key == b.key))
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(attributes.len());
+        !attributes.iter().all(|kv| seen.insert(kv.key.as_str()))
     }
-    Ok(Value::Object(map))
 }
 
 /// The string value of attribute `key` (`service.name`), if it has one.
@@ -102,9 +165,9 @@ pub(super) fn id_hex(
     id: &[u8],
     len: usize,
     what: &dyn Fn() -> String,
-) -> Result<Value, GatewayError> {
+) -> Result<Datum<'static>, GatewayError> {
     if id.is_empty() {
-        return Ok(Value::Null);
+        return Ok(Datum::Null);
     }
     if id.len() != len {
         return Err(GatewayError::invalid(format!(
@@ -114,7 +177,7 @@ pub(super) fn id_hex(
         )));
     }
     if id.iter().all(|b| *b == 0) {
-        return Ok(Value::Null);
+        return Ok(Datum::Null);
     }
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(len * 2);
@@ -122,25 +185,23 @@ pub(super) fn id_hex(
         s.push(char::from(HEX[usize::from(b >> 4)]));
         s.push(char::from(HEX[usize::from(b & 0xf)]));
     }
-    Ok(Value::String(s))
+    Ok(Datum::String(Cow::Owned(s)))
 }
 
-/// Nanoseconds since the epoch as RFC 3339 UTC text with up to nine fraction digits (what the
-/// codec reads into `TIMESTAMP_LTZ(9)` exactly); 0 (OTLP's "unknown") is `null`.
-pub(super) fn time(nanos: u64) -> Value {
+/// Nanoseconds since the epoch as a `TIMESTAMP_LTZ(9)` value, exact; 0 (OTLP's "unknown") is
+/// `null`. Every u64 of nanoseconds (to the year 2554) is one.
+pub(super) fn time(nanos: u64) -> Datum<'static> {
     if nanos == 0 {
-        return Value::Null;
+        return Datum::Null;
     }
-    // Every u64 of nanoseconds (to the year 2554) is a valid jiff timestamp.
-    match jiff::Timestamp::from_nanosecond(i128::from(nanos)) {
-        Ok(ts) => Value::String(ts.to_string()),
-        Err(_) => Value::Null,
-    }
+    let millis = i64::try_from(nanos / 1_000_000).unwrap_or(i64::MAX);
+    let nano_of_milli = i32::try_from(nanos % 1_000_000).unwrap_or(0);
+    TimestampLtz::from_millis_nanos(millis, nano_of_milli).map_or(Datum::Null, Datum::TimestampLtz)
 }
 
 /// A non-negative OTLP count in a `BIGINT` column; past `i64::MAX` is 400 naming `what`.
-pub(super) fn count(n: u64, what: &dyn Fn() -> String) -> Result<Value, GatewayError> {
-    i64::try_from(n).map(Value::from).map_err(|_| {
+pub(super) fn count(n: u64, what: &dyn Fn() -> String) -> Result<Datum<'static>, GatewayError> {
+    i64::try_from(n).map(Datum::Int64).map_err(|_| {
         GatewayError::invalid(format!(
             "{} is {n}, more than a BIGINT column holds",
             what()
@@ -148,42 +209,79 @@ pub(super) fn count(n: u64, what: &dyn Fn() -> String) -> Result<Value, GatewayE
     })
 }
 
-/// A double, or `null` for NaN and the infinities (which JSON, and so the codec, cannot carry).
-pub(super) fn double(d: f64) -> Value {
-    serde_json::Number::from_f64(d).map_or(Value::Null, Value::Number)
+/// OTLP flags (a `fixed32`) in an `INT` column; past `i32::MAX` is 400 naming `what`.
+pub(super) fn flags(n: u32, what: &dyn Fn() -> String) -> Result<Datum<'static>, GatewayError> {
+    i32::try_from(n).map(Datum::Int32).map_err(|_| {
+        GatewayError::invalid(format!("{} is {n}, more than an INT column holds", what()))
+    })
+}
+
+/// A double, or `null` for NaN and the infinities (as the JSON write path stores them).
+pub(super) fn double(d: f64) -> Datum<'static> {
+    if d.is_finite() {
+        Datum::Float64(d.into())
+    } else {
+        Datum::Null
+    }
 }
 
 /// `Some(text)` as a string value, and the empty string (proto3's absent) as `null`.
-pub(super) fn text(s: &str) -> Value {
+pub(super) fn text(s: &str) -> Datum<'_> {
     if s.is_empty() {
-        Value::Null
+        Datum::Null
     } else {
-        Value::String(s.to_owned())
+        Datum::String(Cow::Borrowed(s))
     }
+}
+
+/// An ARRAY value of `element` (its values each of that type, nested rows included).
+pub(super) fn array(
+    element: &fluss::metadata::DataType,
+    values: Vec<Datum<'_>>,
+    what: &dyn Fn() -> String,
+) -> Result<Datum<'static>, GatewayError> {
+    crate::codec::array_of_values(element, values)
+        .map(Datum::Array)
+        .ok_or_else(|| GatewayError::invalid(format!("{} could not be encoded", what())))
+}
+
+/// A nested ROW value of `values`, in the row type's field order.
+pub(super) fn row(values: Vec<Datum<'_>>) -> Datum<'_> {
+    Datum::Row(Box::new(GenericRow::from_data(values)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fluss::row::FlussMap;
     use opentelemetry_proto::tonic::common::v1::{ArrayValue, KeyValueList};
 
     fn any(v: Any) -> AnyValue {
         AnyValue { value: Some(v) }
     }
 
+    fn s(text: &str) -> Datum<'_> {
+        Datum::String(Cow::Borrowed(text))
+    }
+
     #[test]
     fn values_keep_their_text_and_structure() {
-        assert_eq!(attribute_text(Some(&any(Any::IntValue(-7)))), "-7");
-        assert_eq!(attribute_text(Some(&any(Any::DoubleValue(1.5)))), "1.5");
-        assert_eq!(attribute_text(Some(&any(Any::BoolValue(true)))), "true");
-        assert_eq!(
-            attribute_text(Some(&any(Any::BytesValue(vec![1, 2])))),
-            "AQI="
-        );
+        let text = |v: Any| {
+            let mut scratch = String::from("left over");
+            match attribute_text(Some(&any(v)), &mut scratch) {
+                Datum::String(t) => t.into_owned(),
+                other => format!("not a string: {other:?}"),
+            }
+        };
+        assert_eq!(text(Any::IntValue(-7)), "-7");
+        assert_eq!(text(Any::DoubleValue(1.5)), "1.5");
+        assert_eq!(text(Any::BoolValue(true)), "true");
+        assert_eq!(text(Any::BytesValue(vec![1, 2])), "AQI=");
         let list = Any::ArrayValue(ArrayValue {
             values: vec![any(Any::IntValue(1)), any(Any::StringValue("a".into()))],
         });
-        assert_eq!(attribute_text(Some(&any(list))), r#"[1,"a"]"#);
+        assert_eq!(text(list), r#"[1,"a"]"#);
+        assert_eq!(attribute_text(None, &mut String::new()), Datum::Null);
         let kv = Any::KvlistValue(KeyValueList {
             values: vec![KeyValue {
                 key: "k".into(),
@@ -191,8 +289,40 @@ mod tests {
                 ..KeyValue::default()
             }],
         });
-        assert_eq!(body_text(Some(&any(kv))), r#"{"k":false}"#);
-        assert_eq!(body_text(None), Value::Null);
+        assert_eq!(body_text(Some(&any(kv))), s(r#"{"k":false}"#));
+        assert_eq!(body_text(None), Datum::Null);
+    }
+
+    #[test]
+    fn a_repeated_attribute_key_keeps_its_first_place_and_last_value() {
+        let kv = |k: &str, v: &str| KeyValue {
+            key: k.into(),
+            value: Some(any(Any::StringValue(v.into()))),
+            ..KeyValue::default()
+        };
+        let types = NestedTypes::get().expect("types");
+        let map = attribute_map(
+            &[kv("a", "1"), kv("b", "2"), kv("a", "3")],
+            8,
+            types,
+            &|| "x".into(),
+        );
+        let Ok(Datum::Map(map)) = map else {
+            panic!("a map: {map:?}")
+        };
+        let entries = |m: &FlussMap| -> Vec<(String, String)> {
+            (0..m.size())
+                .map(|i| {
+                    let k = m.key_array().get_string(i).expect("key").to_owned();
+                    let v = m.value_array().get_string(i).expect("value").to_owned();
+                    (k, v)
+                })
+                .collect()
+        };
+        assert_eq!(
+            entries(&map),
+            [("a".into(), "3".into()), ("b".into(), "2".into())]
+        );
     }
 
     #[test]
@@ -200,10 +330,10 @@ mod tests {
         let what = || "span 0's trace_id".to_owned();
         assert_eq!(
             id_hex(&[0xab; 16], 16, &what).ok(),
-            Some(Value::String("ab".repeat(16)))
+            Some(Datum::String(Cow::Owned("ab".repeat(16))))
         );
-        assert_eq!(id_hex(&[0; 16], 16, &what).ok(), Some(Value::Null));
-        assert_eq!(id_hex(&[], 16, &what).ok(), Some(Value::Null));
+        assert_eq!(id_hex(&[0; 16], 16, &what).ok(), Some(Datum::Null));
+        assert_eq!(id_hex(&[], 16, &what).ok(), Some(Datum::Null));
         let err = id_hex(&[1; 15], 16, &what)
             .err()
             .map(|e| e.message().to_owned());
@@ -219,9 +349,11 @@ mod tests {
     fn times_keep_their_nanoseconds() {
         assert_eq!(
             time(1_765_000_000_123_456_789),
-            Value::String("2025-12-06T05:46:40.123456789Z".into())
+            Datum::TimestampLtz(
+                TimestampLtz::from_millis_nanos(1_765_000_000_123, 456_789).expect("valid")
+            )
         );
-        assert_eq!(time(0), Value::Null);
-        assert!(time(u64::MAX).is_string());
+        assert_eq!(time(0), Datum::Null);
+        assert!(matches!(time(u64::MAX), Datum::TimestampLtz(_)));
     }
 }

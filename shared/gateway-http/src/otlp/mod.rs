@@ -145,11 +145,11 @@ async fn receive(
     input: Input,
 ) -> Response {
     let started = Instant::now();
-    let content_type = input.content_type().to_owned();
+    let known = Encoding::from_content_type(Some(input.content_type()));
     // An unknown content type is answered in JSON, the encoding readable by anyone.
-    let encoding = Encoding::from_content_type(Some(&content_type)).unwrap_or(Encoding::Json);
+    let encoding = known.as_ref().map_or(Encoding::Json, |e| *e);
     let outcome = async {
-        Encoding::from_content_type(Some(&content_type))?;
+        known?;
         input.ensure_no_query()?;
         let prefix = params.checked_prefix()?;
         let Some(body) = input.body() else {
@@ -163,7 +163,9 @@ async fn receive(
             max_attributes: state.options.max_attributes,
         };
         let day = partition_day(SystemTime::now());
-        let rows = ExportBody::decode(signal, encoding, body)?.rows(&limits, &day)?;
+        let export_body = ExportBody::decode(signal, encoding, body)?;
+        let rows = export_body.rows(&limits, &day)?;
+        let rebuild = |table| export_body.rows(&limits, &day).map(|mut r| r.take(table));
         let records = rows.records();
         let _permit = admit(&state.pool, &state.gate, &params.cluster)?;
         let target = Target {
@@ -173,7 +175,7 @@ async fn receive(
             day: &day,
             create_missing: state.options.create_tables,
         };
-        let exported = export(&state.pool, &ctx.call, &target, rows).await?;
+        let exported = export(&state.pool, &ctx.call, &target, rows, &rebuild).await?;
         Ok((records, exported))
     }
     .await;
