@@ -147,11 +147,14 @@ fn parse(value: &Value, nullable: bool, depth: usize) -> TResult<DataType> {
             ));
         }
     };
-    let ty = match obj.get("type") {
+    let sent = match obj.get("type") {
         Some(Value::String(t)) => t.as_str(),
         Some(_) => return Err(TypeError::new("`type` must be a string")),
         None => return Err(TypeError::new("requires `type`")),
     };
+    // Type names are case-insensitive, as the Fluss Gateway and SQL read them (`bigint`).
+    let upper = sent.to_ascii_uppercase();
+    let ty = upper.as_str();
     if let Some(dt) = plain_type(obj, ty, nullable)? {
         return Ok(dt);
     }
@@ -162,7 +165,7 @@ fn parse(value: &Value, nullable: bool, depth: usize) -> TResult<DataType> {
         return Ok(dt);
     }
     Err(TypeError::new(format!(
-        "has unknown type `{ty}` (expected one of BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, \
+        "has unknown type `{sent}` (expected one of BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, \
          FLOAT, DOUBLE, CHAR, STRING, DECIMAL, DATE, TIME_WITHOUT_TIME_ZONE, \
          TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE, BYTES, BINARY, ARRAY, MAP, ROW)"
     )))
@@ -459,6 +462,31 @@ mod tests {
         );
         let dt = parse_column_type("t", &json!("BIGINT"), true).unwrap();
         assert_eq!(column_type_json(&dt), json!({"type": "BIGINT"}));
+    }
+
+    #[test]
+    fn type_names_are_case_insensitive_as_the_fluss_gateway_reads_them() {
+        for (sent, canonical) in [
+            (json!("bigint"), json!({"type": "BIGINT"})),
+            (
+                json!({"type": "aRrAy", "element_type": "string"}),
+                json!({"type": "ARRAY", "element_type": {"type": "STRING"}}),
+            ),
+            (
+                json!({"type": "Decimal", "precision": 10, "scale": 2}),
+                json!({"type": "DECIMAL", "precision": 10, "scale": 2}),
+            ),
+        ] {
+            let dt = parse_column_type("t", &sent, true);
+            assert_eq!(
+                dt.map(|d| column_type_json(&d)).ok(),
+                Some(canonical),
+                "{sent}"
+            );
+        }
+        let e = parse_column_type("t", &json!({"type": "varchar"}), true);
+        let message = e.err().map(|e| e.message().to_owned()).unwrap_or_default();
+        assert!(message.contains("unknown type `varchar`"), "{message}");
     }
 
     #[test]

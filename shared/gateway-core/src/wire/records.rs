@@ -221,7 +221,7 @@ impl NdjsonBody {
             };
             if !ids.insert(entry.id.clone()) {
                 return Err(GatewayError::invalid(format!(
-                    "line {number}: duplicate entry id `{}`",
+                    "line {number}: duplicate write entry ID `{}`",
                     entry.id
                 )));
             }
@@ -335,7 +335,7 @@ impl RawWriteRequest {
             let entry = raw.validate(index)?;
             if !ids.insert(entry.id.clone()) {
                 return Err(GatewayError::invalid(format!(
-                    "duplicate entry id `{}`",
+                    "duplicate write entry ID `{}`",
                     entry.id
                 )));
             }
@@ -544,7 +544,7 @@ mod tests {
             br#"{"entries":[{"id":"a","append":{"v":1e-400}},{"id":"a","append":{}}]}"#,
         )
         .unwrap_err();
-        assert_eq!(e.message(), "duplicate entry id `a`");
+        assert_eq!(e.message(), "duplicate write entry ID `a`");
         // Zero is zero however it is spelled; a subnormal double is a number like any other.
         WriteRequest::from_json_slice(
             br#"{"entries":[{"id":"a","append":{"v":[0,-0,0.0,0e-999,5e-324,1e-300]}}]}"#,
@@ -574,7 +574,7 @@ mod tests {
             ),
             (
                 b"{\"id\":\"2\",\"append\":{}}\n{\"a\":1}\n",
-                "line 2: duplicate entry id `2`",
+                "line 2: duplicate write entry ID `2`",
             ),
             (
                 b"{\"append\":[1]}",
@@ -722,7 +722,7 @@ mod tests {
         let e = write_error(json!({"entries":[
             {"id":"a","append":{}},{"id":"b","append":{}},{"id":"a","append":{}}
         ]}));
-        assert_eq!(e.message(), "duplicate entry id `a`");
+        assert_eq!(e.message(), "duplicate write entry ID `a`");
         let e = write_error(json!({"entries":[{"id":"a","append":{}},{"append":{}}]}));
         assert_eq!(e.message(), "entry 1: `id` is required");
         let e = write_error(json!({"entries":[]}));

@@ -30,10 +30,11 @@ async fn list_databases(
     Path(params): Path<ClusterParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     // Tokens are bound to this listing: another listing's token is a 400.
     let listing = format!("databases:{}", params.cluster);
     let query = page_query(input.query(), &listing)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     let all = session.list_databases().await?;
     let (databases, next_page_token) = page_of(all, |s| s.as_str(), &query, &listing)?;
     Ok(Json(DatabasesResponse {
@@ -49,10 +50,11 @@ async fn create_database(
     Path(params): Path<ClusterParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     let req: CreateDatabaseRequest = input.json()?;
     check_name("database", &req.database)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     session.create_database(&req.database).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %req.database, "database created");
     let location = database_location(&params.cluster, &req.database);
@@ -69,9 +71,10 @@ async fn drop_database(
     Path(params): Path<DatabaseParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     check_name("database", &params.database)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     // No cascade: Fluss refuses a database with tables (409 `database_not_empty`), so no
     // table of it can be in the pool's cache through us (our own table drops invalidate);
     // handles of tables dropped by other clients are noticed stale at their next use.

@@ -43,7 +43,8 @@ mod test_support;
 
 #[cfg(test)]
 mod tests {
-    use axum::http::StatusCode;
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
 
     use super::test_support::{call, get, router, state, with_json};
     use super::*;
@@ -104,6 +105,15 @@ mod tests {
                 r#"{"database":"db"}"#,
             ),
             get("/v1/clusters/nope/databases/db/tables/t"),
+            // Before the request's own problems, as the Fluss Gateway orders them: a missing
+            // content type, a bad page parameter.
+            Request::builder()
+                .method("POST")
+                .uri("/v1/clusters/nope/databases")
+                .body(Body::from(r#"{"database":"db"}"#))
+                .unwrap(),
+            get("/v1/clusters/nope/databases?max_results=0"),
+            get("/v1/clusters/nope/databases/db/tables?max_results=0"),
         ] {
             let (status, body) = call(app.clone(), req).await;
             assert_eq!(status, StatusCode::NOT_FOUND, "{body}");

@@ -61,6 +61,7 @@ async fn list_partitions(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     // Tokens are bound to this listing: another listing's token is a 400.
     let listing = format!(
         "partitions:{}/{}/{}",
@@ -68,7 +69,7 @@ async fn list_partitions(
     );
     let query = page_query(input.query(), &listing)?;
     let path = params.path()?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     let infos = session.list_partitions(&path).await?;
     let entries: Vec<PartitionEntry> = infos
         .iter()
@@ -96,11 +97,12 @@ async fn create_partition(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     let req: CreatePartitionRequest = input.json()?;
     let path = params.path()?;
     check_spec_values(&req.partition)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     let info = session.table_info(&path).await?;
     let values = partition_values_of_spec(&info.partition_keys, &req.partition)?;
     let spec = partition_spec(&info.partition_keys, &values);
@@ -130,10 +132,11 @@ async fn drop_partition(
     Path(params): Path<PartitionParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     let path = params.table().path()?;
     check_name_values(&params.partition)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     let info = session.table_info(&path).await?;
     let values = partition_values_of_name(&info.partition_keys, &params.partition)?;
     let spec = partition_spec(&info.partition_keys, &values);

@@ -42,17 +42,33 @@ impl CatalogState {
         self.options
     }
 
-    /// The cluster's catalog session for one request, behind the metadata gate: 404
-    /// `cluster_not_found` without I/O, 429 `resource_exhausted` when the gate is full.
-    pub(super) async fn session(
-        &self,
-        ctx: &RequestCtx,
-        cluster: &str,
-    ) -> Result<Gated, GatewayError> {
-        let permit = admit(&self.pool, &self.gate, cluster)?;
+    /// Admits one request for `cluster` through the metadata gate, before anything else about
+    /// the request is judged (as the Fluss Gateway orders it: an unknown cluster is 404 before
+    /// a missing content type or a bad page parameter): 404 `cluster_not_found` and 429
+    /// `resource_exhausted`, both without I/O.
+    pub(super) fn admit(&self, cluster: &str) -> Result<Admitted<'_>, GatewayError> {
+        Ok(Admitted {
+            pool: &self.pool,
+            cluster: cluster.to_owned(),
+            permit: admit(&self.pool, &self.gate, cluster)?,
+        })
+    }
+}
+
+/// A request admitted through the metadata gate: its session is opened once the request's
+/// own checks have passed.
+pub(super) struct Admitted<'s> {
+    pool: &'s Pool,
+    cluster: String,
+    permit: OwnedSemaphorePermit,
+}
+
+impl Admitted<'_> {
+    /// The cluster's catalog session for the request, holding the gate's permit.
+    pub(super) async fn session(self, ctx: &RequestCtx) -> Result<Gated, GatewayError> {
         Ok(Gated {
-            session: Session::open(&self.pool, &ctx.call, cluster).await?,
-            _permit: permit,
+            session: Session::open(self.pool, &ctx.call, &self.cluster).await?,
+            _permit: self.permit,
         })
     }
 }

@@ -42,11 +42,12 @@ async fn list_tables(
     Path(params): Path<DatabaseParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     // Tokens are bound to this listing: another listing's token is a 400.
     let listing = format!("tables:{}/{}", params.cluster, params.database);
     let query = page_query(input.query(), &listing)?;
     check_name("database", &params.database)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     let all = session.list_tables(&params.database).await?;
     let (tables, next_page_token) = page_of(all, |s| s.as_str(), &query, &listing)?;
     Ok(Json(TablesResponse {
@@ -62,12 +63,13 @@ async fn create_table(
     Path(params): Path<DatabaseParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     let started = Instant::now();
     input.ensure_no_query()?;
     let req: CreateTableRequest = input.json()?;
     check_name("database", &params.database)?;
     let descriptor = table_descriptor(&req)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     if req.validate_only {
         // Nothing is created; the database is the one thing a dry run can still check.
         session.ensure_database(&params.database).await?;
@@ -102,9 +104,10 @@ async fn describe_table(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     let path = params.path()?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     let info = session.table_info(&path).await?;
     Ok(Json(table_description(&info)).into_response())
 }
@@ -115,11 +118,12 @@ async fn alter_table(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     let req: AlterTableRequest = input.json()?;
     let path = params.path()?;
     let changes = alter_table_changes(&req)?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     session.alter_table(&path, changes).await?;
     // Keys and column names only: a config value may be anything the caller chose.
     tracing::info!(
@@ -138,9 +142,10 @@ async fn drop_table(
     Path(params): Path<TableParams>,
     input: Input,
 ) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params.cluster)?;
     input.ensure_no_query()?;
     let path = params.path()?;
-    let session = state.session(&ctx, &params.cluster).await?;
+    let session = admitted.session(&ctx).await?;
     session.drop_table(&path).await?;
     tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, "table dropped");
     Ok(StatusCode::NO_CONTENT.into_response())

@@ -118,12 +118,15 @@ impl RowCodec {
                 let at = RowRef::Entry(&entry.id);
                 let op = entry.op;
                 if !self.allows(op) {
+                    // The Fluss Gateway's words, which people search for.
                     return Err(GatewayError::invalid(if self.has_primary_key() {
                         format!(
-                            "{at}: `{op}` is not allowed on a primary-key table (use `upsert` or `delete`)"
+                            "primary-key tables accept only upsert and delete operations, but {at} is an append"
                         )
                     } else {
-                        format!("{at}: `{op}` is not allowed on a log table (use `append`)")
+                        format!(
+                            "log tables accept only append operations, but {at} uses the `{op}` operation"
+                        )
                     }));
                 }
                 let row = match (op, &target) {
