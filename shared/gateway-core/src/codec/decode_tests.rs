@@ -695,7 +695,13 @@ fn nested_values_and_paths() {
         json!([{"key": 1, "value": "a"}, {"key": 2, "value": null}]),
     );
     assert!(err(&m, json!({"x": "a"})).contains("expects an integer"));
-    assert!(err(&m, json!([{"key": null, "value": "a"}])).contains("keys must not be null"));
+    // The entry's key is named, as the Fluss Gateway names it.
+    let null_key = err(
+        &m,
+        json!([{"key": 1, "value": "a"}, {"key": null, "value": "a"}]),
+    );
+    assert!(null_key.contains("`v[1].key`"), "{null_key}");
+    assert!(null_key.contains("keys must not be null"), "{null_key}");
     assert!(err(&m, json!([{"key": 1, "val": "a"}])).contains("unknown field `val`"));
     assert!(
         err(
@@ -704,6 +710,11 @@ fn nested_values_and_paths() {
         )
         .contains("duplicate map key")
     );
+    let dup = err(
+        &m,
+        json!([{"key": 1, "value": "a"}, {"key": 1, "value": "b"}]),
+    );
+    assert!(dup.contains("v[1].key"), "{dup}");
     assert!(err(&m, json!({"1": "a", "01": "b"})).contains("duplicate map key"));
 
     let a = one(json!({"type": "ARRAY", "element_type": {"type": "INTEGER", "nullable": false}}));

@@ -16,8 +16,9 @@ use serde_json::{Map, Value, json};
 
 use crate::error::GatewayError;
 
-/// Deepest nesting of ARRAY / MAP / ROW types accepted in one `data_type`.
-pub const MAX_TYPE_DEPTH: usize = 16;
+/// Deepest nesting of ARRAY / MAP / ROW types accepted in one `data_type`: 64, the Fluss
+/// Gateway's bound.
+pub const MAX_TYPE_DEPTH: usize = 64;
 
 /// Largest DECIMAL precision Fluss supports.
 pub const MAX_DECIMAL_PRECISION: u64 = 38;
@@ -462,6 +463,18 @@ mod tests {
         );
         let dt = parse_column_type("t", &json!("BIGINT"), true).unwrap();
         assert_eq!(column_type_json(&dt), json!({"type": "BIGINT"}));
+    }
+
+    #[test]
+    fn array_types_nest_64_levels_deep_as_the_fluss_gateway_allows() {
+        let mut t = json!("INT");
+        for _ in 0..64 {
+            t = json!({"type": "ARRAY", "element_type": t});
+        }
+        assert!(parse_column_type("c", &t, true).is_ok());
+        let deeper = json!({"type": "ARRAY", "element_type": t});
+        let e = parse_column_type("c", &deeper, true).err();
+        assert!(e.is_some_and(|e| e.message().contains("nests deeper than 64 levels")));
     }
 
     #[test]

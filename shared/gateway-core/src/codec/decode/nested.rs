@@ -12,9 +12,10 @@ use super::scalar::decode_scalar;
 use crate::codec::json_scalar::Scalar;
 use crate::codec::value_error::{PathSeg, VResult, ValueError, expected};
 
-/// Deepest nesting of ARRAY / MAP / ROW values accepted in one column; deeper input is rejected
-/// before it can exhaust the stack.
-pub const MAX_NESTING_DEPTH: usize = 32;
+/// Deepest nesting of ARRAY / MAP / ROW values accepted in one column (as deep as a type may
+/// nest, [`crate::types::MAX_TYPE_DEPTH`]); deeper input is rejected before it can exhaust the
+/// stack.
+pub const MAX_NESTING_DEPTH: usize = crate::types::MAX_TYPE_DEPTH;
 
 /// One non-null-or-null JSON value of type `dt`.
 pub(super) fn decode_value(dt: &DataType, v: &Value, depth: usize) -> VResult<Datum<'static>> {
@@ -159,7 +160,9 @@ pub(super) fn map(
                 }
                 let kv = e.get("key").unwrap_or(&Value::Null);
                 if kv.is_null() {
-                    return Err(ValueError::new("map keys must not be null").at(PathSeg::Index(i)));
+                    return Err(ValueError::new("map keys must not be null")
+                        .at(PathSeg::Field("key".into()))
+                        .at(PathSeg::Index(i)));
                 }
                 let key = decode_value(key_t, kv, depth)
                     .map_err(|e| e.at(PathSeg::Field("key".into())).at(PathSeg::Index(i)))?;
@@ -180,9 +183,10 @@ pub(super) fn map(
     let mut seen = std::collections::HashSet::with_capacity(entries.len());
     for (i, (k, _)) in entries.iter().enumerate() {
         if !seen.insert(format!("{k:?}")) {
-            return Err(
-                ValueError::new(format!("has a duplicate map key ({k})")).at(PathSeg::Index(i))
-            );
+            // The entry's key at fault, as the Fluss Gateway names it (`m[2].key`).
+            return Err(ValueError::new(format!("has a duplicate map key ({k})"))
+                .at(PathSeg::Field("key".into()))
+                .at(PathSeg::Index(i)));
         }
     }
     let mut w = FlussMapWriter::new(entries.len(), key_t, val_t);
