@@ -343,3 +343,31 @@ fn assert_closing(answer: &str) {
         "{answer}"
     );
 }
+
+/// The standalone server speaks HTTP/1.1 only, as the Apache Fluss Gateway does: an HTTP/2
+/// prior-knowledge preface gets no HTTP/2 answer (hyper's HTTP/1.1 connection refuses it) and
+/// the connection is closed at once, while HTTP/1.1 requests are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http2_prior_knowledge_preface_is_refused_and_http1_is_served() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let gw = server(&[]);
+    let addr = gw.addr();
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    // The client preface, then an empty SETTINGS frame.
+    let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    preface.extend_from_slice(&[0, 0, 0, 0x04, 0, 0, 0, 0, 0]);
+    stream.write_all(&preface).await.expect("send");
+    let (answer, closed) = read_until_closed(&mut stream, started + AT_ONCE).await;
+    assert!(closed.is_some(), "the connection stayed open: {answer:?}");
+    // An HTTP/2 server answers with its own SETTINGS frame (type 4 in the fifth byte).
+    assert!(answer.get(3) != Some(&0x04), "an HTTP/2 answer: {answer:?}");
+    let text = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || status(&answer) >= 400,
+        "not a refusal: {text:?}"
+    );
+    println!("[server] HTTP/2 preface answered {text:?}");
+    let health = answered_at_once(addr, HEALTH).await;
+    assert_eq!(status(health.as_bytes()), 200, "{health}");
+}
