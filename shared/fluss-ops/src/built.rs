@@ -24,12 +24,12 @@ impl std::fmt::Debug for dyn TakeRows<'_> + '_ {
 /// Makes a table's built rows again.
 pub type Rebuild<'a, 'r> = &'r (dyn Fn() -> Result<Vec<GenericRow<'a>>, GatewayError> + Sync);
 
-/// Rows their producer built in a table's column order, for [`crate::write::append_rows`]: appended as they
-/// are when the table's row type is the one they were built for (`RowCodec::append_rows`).
-/// They are handed over once; a resend gets them from `rebuild`.
+/// Rows their producer built in a table's column order, for [`crate::write::append_rows`]:
+/// appended as they are when the table's row type is the one they were built for
+/// (`RowCodec::append_rows`). They are handed over once; a resend gets them from `rebuild`.
 pub struct BuiltRows<'a, 'r> {
     rows: Mutex<Option<Vec<GenericRow<'a>>>>,
-    pub(crate) len: usize,
+    len: usize,
     row_type: &'r RowType,
     rebuild: Rebuild<'a, 'r>,
 }

@@ -1,7 +1,7 @@
 //! OTLP exports into their tables: each table's rows, built from the request in the table's
 //! column order, written by [`crate::write::append_rows`] (the same per-row acknowledgement and
-//! deadline as `POST …/records`), outcomes counted exactly, and the OTLP tables created on request ([`create_tables`]) or on first export when
-//! the deployment opts in.
+//! deadline as `POST …/records`), outcomes counted exactly, and the OTLP tables created on
+//! request ([`create_tables`]) or on first export when the deployment opts in.
 
 use fluss::metadata::TablePath;
 use fluss::row::GenericRow;

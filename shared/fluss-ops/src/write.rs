@@ -145,7 +145,7 @@ pub async fn append_rows(
     rows: &BuiltRows<'_, '_>,
 ) -> Result<Vec<Outcome>, GatewayError> {
     let outcomes = write_input(pool, call, cluster, path, WriteInput::Built(rows)).await;
-    count_rows(cluster, rows.len, &outcomes);
+    count_rows(cluster, rows.len(), &outcomes);
     outcomes
 }
 
