@@ -32,7 +32,7 @@ use fluss::row::GenericRow;
 use gateway_core::codec::RowCodec;
 use gateway_core::types::parse_column_type;
 use gateway_core::wire::WriteRequest;
-use integration_tests::bench::{exit_code, figure};
+use integration_tests::bench::{Rng, exit_code, figure, median_of, rate};
 use serde_json::{Map, Value, json};
 
 /// The allocator every gateway binary runs on (set in gateway-http), so that the figures are the
@@ -241,21 +241,6 @@ fn join_bodies(bodies: &[Vec<u8>]) -> Vec<u8> {
     serde_json::to_vec(&json!({ "entries": entries })).unwrap_or_default()
 }
 
-/// Runs `timed` once to warm up, then `runs` times, and returns the median duration.
-fn median_of(
-    runs: usize,
-    mut timed: impl FnMut() -> Result<Duration, String>,
-) -> Result<Duration, String> {
-    timed()?;
-    let mut times = (0..runs).map(|_| timed()).collect::<Result<Vec<_>, _>>()?;
-    times.sort_unstable();
-    Ok(times[times.len() / 2])
-}
-
-fn rate(rows: usize, elapsed: Duration) -> f64 {
-    rows as f64 / elapsed.as_secs_f64()
-}
-
 fn report(phase: &str, rows: usize, elapsed: Duration) {
     println!(
         "{phase:<28} {:>12.0} rows/s  ({:>8.2} ms, {:>6.2} µs/row)",
@@ -303,38 +288,6 @@ fn bench_codec() -> Result<RowCodec, String> {
         .map_err(|e| format!("codec: {e}"))
 }
 
-/// splitmix64: tiny, fast and good enough to vary values; no crate needed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (modulo bias is irrelevant here).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// True once in `n` draws: the rate of nulls in nullable columns.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.below(n) == 0
-    }
-
-    fn text(&mut self, min: u64, max: u64) -> String {
-        const ALPHABET: &[u8] =
-            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-";
-        let len = min + self.below(max - min + 1);
-        (0..len)
-            .map(|_| char::from(ALPHABET[self.below(ALPHABET.len() as u64) as usize]))
-            .collect()
-    }
-}
-
 /// One JSON body of `rows` upserts, as a client would send it.
 fn request_body(rng: &mut Rng, rows: usize) -> Result<Vec<u8>, String> {
     let entries: Vec<Value> = (0..rows)
@@ -357,7 +310,7 @@ fn row(rng: &mut Rng, i: usize) -> Map<String, Value> {
         rng.below(10_000)
     );
     m.insert("price".into(), nullable(rng, json!(price)));
-    let score = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6;
+    let score = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2e6 - 1e6;
     m.insert("score".into(), nullable(rng, json!(score)));
     let active = rng.one_in(2);
     m.insert("active".into(), nullable(rng, json!(active)));
@@ -379,7 +332,9 @@ fn row(rng: &mut Rng, i: usize) -> Map<String, Value> {
         rng.below(1000)
     );
     m.insert("updated".into(), nullable(rng, json!(updated)));
-    let payload: Vec<u8> = (0..8 + rng.below(57)).map(|_| rng.next() as u8).collect();
+    let payload: Vec<u8> = (0..8 + rng.below(57))
+        .map(|_| rng.next_u64() as u8)
+        .collect();
     m.insert("payload".into(), nullable(rng, json!(base64(&payload))));
     let tags: Vec<Value> = (0..rng.below(6)).map(|_| json!(rng.text(2, 12))).collect();
     m.insert("tags".into(), nullable(rng, Value::Array(tags)));

@@ -41,7 +41,7 @@ use gateway_core::otlp::{
 };
 use gateway_core::types::table_descriptor;
 use gateway_core::wire::{NdjsonBody, Row, WriteEntry, WriteOp, WriteRequest};
-use integration_tests::bench::{arg, exit_code, figure, time_pairs};
+use integration_tests::bench::{Rng, arg, exit_code, figure, median_of, rate, time_pairs};
 use integration_tests::bench_router::call_read;
 use integration_tests::{Stack, unique_name};
 use opentelemetry_proto::tonic::collector::logs::v1::{
@@ -319,21 +319,6 @@ fn time_bodies(
         each(body)?;
     }
     Ok(start.elapsed())
-}
-
-/// Runs `timed` once to warm up, then `runs` times, and returns the median duration.
-fn median_of(
-    runs: usize,
-    mut timed: impl FnMut() -> Result<Duration, String>,
-) -> Result<Duration, String> {
-    timed()?;
-    let mut times = (0..runs).map(|_| timed()).collect::<Result<Vec<_>, _>>()?;
-    times.sort_unstable();
-    Ok(times[times.len() / 2])
-}
-
-fn rate(rows: usize, elapsed: Duration) -> f64 {
-    rows as f64 / elapsed.as_secs_f64()
 }
 
 fn report(phase: &str, rows: usize, elapsed: Duration) {
@@ -708,12 +693,12 @@ fn logs_request(rng: &mut Rng, batch: usize, records: usize) -> ExportBody {
             let id = rng.below(1_000_000);
             let path = route.replace("{id}", &id.to_string());
             let status = [200, 200, 201, 404, 500][rng.below(5) as usize];
-            let duration = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 250.0;
+            let duration = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 250.0;
             let time = start + i as u64 * 1_000_000 + rng.below(1_000_000);
             let mut trace_id = vec![0u8; 16];
-            trace_id.iter_mut().for_each(|b| *b = rng.next() as u8);
+            trace_id.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
             let mut span_id = vec![0u8; 8];
-            span_id.iter_mut().for_each(|b| *b = rng.next() as u8);
+            span_id.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
             let body = format!(
                 "{method} {path} answered {status} in {duration:.3} ms {}",
                 rng.text(10, 110)
@@ -733,7 +718,7 @@ fn logs_request(rng: &mut Rng, batch: usize, records: usize) -> ExportBody {
                     kv("http.response.status_code", Any::IntValue(status)),
                     kv(
                         "user.id",
-                        Any::StringValue(format!("u-{:08x}", rng.next() as u32)),
+                        Any::StringValue(format!("u-{:08x}", rng.next_u64() as u32)),
                     ),
                     kv("server.duration_ms", Any::DoubleValue(duration)),
                     kv("cache.hit", Any::BoolValue(rng.one_in(3))),
@@ -779,36 +764,4 @@ fn logs_request(rng: &mut Rng, batch: usize, records: usize) -> ExportBody {
             schema_url: "https://opentelemetry.io/schemas/1.26.0".into(),
         }],
     })
-}
-
-/// splitmix64: tiny, fast and good enough to vary values; no crate needed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (modulo bias is irrelevant here).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// True once in `n` draws.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.below(n) == 0
-    }
-
-    fn text(&mut self, min: u64, max: u64) -> String {
-        const ALPHABET: &[u8] =
-            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-";
-        let len = min + self.below(max - min + 1);
-        (0..len)
-            .map(|_| char::from(ALPHABET[self.below(ALPHABET.len() as u64) as usize]))
-            .collect()
-    }
 }

@@ -232,10 +232,20 @@ def create_fixtures(client, cluster="default"):
     }
     for name, rs in rows.items():
         op = "upsert" if tables[name].get("primary_key") else "append"
-        out = client.must("POST", f"{base}/{db}/tables/{name}/records",
-                          {"entries": [{"id": str(i), op: r} for i, r in enumerate(rs)]})
-        if out["error_count"]:
-            raise RuntimeError(f"seeding {name}: {out}")
+        entries = [{"id": str(i), op: r} for i, r in enumerate(rs)]
+        # A table created a moment ago may not have its bucket leaders yet: its rows come back
+        # `unavailable` (or `timeout`), which a client retries; only those rows are sent again.
+        deadline = time.monotonic() + 30
+        while entries:
+            out = client.must("POST", f"{base}/{db}/tables/{name}/records", {"entries": entries})
+            failed = {f["id"]: f for f in out["failures"]}
+            retry = all(f["error_code"] in ("unavailable", "timeout") for f in failed.values())
+            if failed and (not retry or time.monotonic() > deadline):
+                raise RuntimeError(f"seeding {name}: {out}")
+            entries = [e for e in entries if e["id"] in failed]
+            if entries:
+                log(f"seeding {name}: {len(entries)} rows {sorted({f['error_code'] for f in failed.values()})}, retrying")
+                time.sleep(1)
     fx_tables["users"]["known_keys"] = [{"id": 1}, {"id": "2"}]
     fx_tables["orders"]["known_keys"] = [{"order_id": 1, "dt": "2026-01-01"}]
     fx_tables["kv"]["known_keys"] = [{"tenant": "acme", "id": 1}]

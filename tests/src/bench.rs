@@ -159,6 +159,57 @@ pub fn single_p50_figures(bench: &str, direct: Duration, gateway: Duration) {
     figure(bench, "single_p50_overhead", ms(gateway) - ms(direct), "ms");
 }
 
+/// Runs `timed` once to warm up, then `runs` times, and returns the median duration.
+pub fn median_of(
+    runs: usize,
+    mut timed: impl FnMut() -> Result<Duration, String>,
+) -> Result<Duration, String> {
+    timed()?;
+    let mut times = (0..runs).map(|_| timed()).collect::<Result<Vec<_>, _>>()?;
+    times.sort_unstable();
+    Ok(times[times.len() / 2])
+}
+
+/// Rows (or records) a second.
+pub fn rate(rows: usize, elapsed: Duration) -> f64 {
+    rows as f64 / elapsed.as_secs_f64()
+}
+
+/// splitmix64: a tiny, fast generator, good enough to vary the benchmarks' values (no crate
+/// needed, the same sequence for the same seed on every machine).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (modulo bias is irrelevant here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// True once in `n` draws (the rate of nulls in nullable columns, …).
+    pub fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+
+    /// Text of `min..=max` letters, digits, spaces, `_` and `-`.
+    pub fn text(&mut self, min: u64, max: u64) -> String {
+        const ALPHABET: &[u8] =
+            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-";
+        let len = min + self.below(max - min + 1);
+        (0..len)
+            .map(|_| char::from(ALPHABET[self.below(ALPHABET.len() as u64) as usize]))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,16 @@ pub(crate) fn get(url: &str) -> Request<Body> {
     Request::get(url).body(Body::empty()).unwrap()
 }
 
+/// A `DELETE` of `url` without a body.
+pub(crate) fn delete(url: &str) -> Request<Body> {
+    Request::delete(url).body(Body::empty()).unwrap()
+}
+
+/// A case of [`expect_errors`] answered 400 `invalid_argument`.
+pub(crate) fn bad(what: &str, req: Request<Body>) -> (&str, Request<Body>, StatusCode, &str) {
+    (what, req, StatusCode::BAD_REQUEST, "invalid_argument")
+}
+
 /// Sends `req` and returns the status and the JSON body (`Null` when empty); an error body must
 /// repeat the `x-request-id` header.
 pub(crate) async fn call(app: Router, req: Request<Body>) -> (StatusCode, serde_json::Value) {

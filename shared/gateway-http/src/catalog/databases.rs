@@ -85,7 +85,7 @@ async fn drop_database(
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{app, expect_errors, get, with_json};
+    use super::super::test_support::{app, bad, delete, expect_errors, get, with_json};
     use axum::body::Body;
     use axum::http::{Request, StatusCode};
 
@@ -100,24 +100,9 @@ mod tests {
                 StatusCode::NOT_FOUND,
                 "cluster_not_found",
             ),
-            (
-                "unknown parameter",
-                get(&format!("{URL}?limit=1")),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
-            ),
-            (
-                "page too large",
-                get(&format!("{URL}?max_results=1001")),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
-            ),
-            (
-                "bad token",
-                get(&format!("{URL}?page_token=!!")),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
-            ),
+            bad("unknown parameter", get(&format!("{URL}?limit=1"))),
+            bad("page too large", get(&format!("{URL}?max_results=1001"))),
+            bad("bad token", get(&format!("{URL}?page_token=!!"))),
             (
                 "wrong content type",
                 Request::post(URL)
@@ -127,43 +112,23 @@ mod tests {
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
             ),
-            (
+            bad(
                 "unknown field",
                 with_json("POST", URL, r#"{"database":"a","x":1}"#),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
             ),
-            (
-                "not JSON",
-                with_json("POST", URL, "{"),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
-            ),
-            (
+            bad("not JSON", with_json("POST", URL, "{")),
+            bad(
                 "invalid name",
                 with_json("POST", URL, r#"{"database":"a b"}"#),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
             ),
-            (
+            bad(
                 "query on create",
                 with_json("POST", &format!("{URL}?x=1"), r#"{"database":"a"}"#),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
             ),
-            (
-                "query on drop",
-                Request::delete(format!("{URL}/db?cascade=true"))
-                    .body(Body::empty())
-                    .unwrap(),
-                StatusCode::BAD_REQUEST,
-                "invalid_argument",
-            ),
+            bad("query on drop", delete(&format!("{URL}/db?cascade=true"))),
             (
                 "drop on unknown cluster",
-                Request::delete("/v1/clusters/nope/databases/db")
-                    .body(Body::empty())
-                    .unwrap(),
+                delete("/v1/clusters/nope/databases/db"),
                 StatusCode::NOT_FOUND,
                 "cluster_not_found",
             ),

@@ -5,7 +5,7 @@ use axum::Router;
 use fluss_pool::config::ClusterConfig;
 use fluss_pool::{Pool, PoolConfig};
 
-pub(super) use crate::test_support::{call, expect_errors, get, with_json};
+pub(super) use crate::test_support::{bad, call, delete, expect_errors, get, with_json};
 
 use super::{CatalogOptions, CatalogState, catalog_routes};
 
