@@ -2,8 +2,6 @@
 //! the decoded message): taken as appends when the table's row type is exactly the one they
 //! were built for, after the same partition-value rule as decoded rows.
 
-use std::borrow::Cow;
-
 use fluss::metadata::{DataType, RowType};
 use fluss::row::{DataGetters, Datum, FlussArray, GenericRow};
 
@@ -15,7 +13,8 @@ use crate::wire::WriteOp;
 impl RowCodec {
     /// `rows`, built for `row_type`, as a batch of appends to this table: 400 naming the
     /// first column that differs when this table's row type is not `row_type` (a table of the
-    /// same name created otherwise), or when it has a primary key. The entries' ids are empty:
+    /// same name created otherwise), or when it has a primary key (the refusal of an append
+    /// every write path gives, naming the first row). The entries' ids are empty:
     /// the producer knows its rows by position (outcomes come back in input order).
     pub fn append_rows<'b>(
         &self,
@@ -27,12 +26,10 @@ impl RowCodec {
                 "the table's columns are not the ones these rows are for: {problem}"
             )));
         }
-        if self.has_primary_key() {
-            return Err(GatewayError::invalid(
-                "the table has a primary key; these rows are appends, for a log table",
-            ));
+        if !rows.is_empty() {
+            self.check_op("row 0", WriteOp::Append)?;
         }
-        let mut checked: Option<Cow<'_, str>> = None;
+        let mut checked: Option<String> = None;
         let mut entries = Vec::with_capacity(rows.len());
         for (i, row) in rows.into_iter().enumerate() {
             for &p in &self.partition_keys {
@@ -43,7 +40,7 @@ impl RowCodec {
                 if checked.as_deref() != Some(value) {
                     let column = &self.columns[p].name;
                     check_partition_value(&format!("row {i}: column `{column}`"), value)?;
-                    checked = Some(Cow::Owned(value.to_owned()));
+                    checked = Some(value.to_owned());
                 }
             }
             entries.push(DecodedEntry {

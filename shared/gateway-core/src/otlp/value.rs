@@ -101,34 +101,32 @@ pub(super) fn attribute_map(
             attributes.len()
         )));
     }
-    let mut w = FlussMapWriter::new(
-        attributes.len(),
-        &types.attribute_key,
-        &types.attribute_value,
-    );
-    let mut scratch = String::new();
-    let encoded = if has_duplicate_keys(attributes) {
-        let mut unique: Vec<(&str, Option<&AnyValue>)> = Vec::with_capacity(attributes.len());
-        for kv in attributes {
-            match unique.iter_mut().find(|(k, _)| *k == kv.key) {
-                Some(entry) => entry.1 = kv.value.as_ref(),
-                None => unique.push((&kv.key, kv.value.as_ref())),
+    // A key sent twice keeps its first place and its last value (rare: OTLP forbids it).
+    let unique: Option<Vec<(&str, Option<&AnyValue>)>> =
+        has_duplicate_keys(attributes).then(|| {
+            let mut unique: Vec<(&str, Option<&AnyValue>)> = Vec::with_capacity(attributes.len());
+            for kv in attributes {
+                match unique.iter_mut().find(|(k, _)| *k == kv.key) {
+                    Some(entry) => entry.1 = kv.value.as_ref(),
+                    None => unique.push((&kv.key, kv.value.as_ref())),
+                }
             }
-        }
-        w = FlussMapWriter::new(unique.len(), &types.attribute_key, &types.attribute_value);
-        unique.into_iter().try_for_each(|(k, v)| {
-            w.write_entry(
-                Datum::String(Cow::Borrowed(k)),
-                attribute_text(v, &mut scratch),
-            )
-        })
-    } else {
-        attributes.iter().try_for_each(|kv| {
-            w.write_entry(
-                Datum::String(Cow::Borrowed(&kv.key)),
-                attribute_text(kv.value.as_ref(), &mut scratch),
-            )
-        })
+            unique
+        });
+    let entries = unique.as_ref().map_or(attributes.len(), Vec::len);
+    let mut w = FlussMapWriter::new(entries, &types.attribute_key, &types.attribute_value);
+    let mut scratch = String::new();
+    let mut write = |key: &str, value: Option<&AnyValue>| {
+        w.write_entry(
+            Datum::String(Cow::Borrowed(key)),
+            attribute_text(value, &mut scratch),
+        )
+    };
+    let encoded = match &unique {
+        Some(unique) => unique.iter().try_for_each(|(k, v)| write(k, *v)),
+        None => attributes
+            .iter()
+            .try_for_each(|kv| write(&kv.key, kv.value.as_ref())),
     };
     encoded
         .and_then(|()| w.complete())

@@ -117,18 +117,7 @@ impl RowCodec {
             .map(|entry| {
                 let at = RowRef::Entry(&entry.id);
                 let op = entry.op;
-                if !self.allows(op) {
-                    // The Fluss Gateway's words, which people search for.
-                    return Err(GatewayError::invalid(if self.has_primary_key() {
-                        format!(
-                            "primary-key tables accept only upsert and delete operations, but {at} is an append"
-                        )
-                    } else {
-                        format!(
-                            "log tables accept only append operations, but {at} uses the `{op}` operation"
-                        )
-                    }));
-                }
+                self.check_op(at, op)?;
                 let row = match (op, &target) {
                     (WriteOp::Upsert, Some(t)) => self.decode_partial(at, &entry.row, t),
                     (WriteOp::Append | WriteOp::Upsert, _) => self.decode_full(at, &entry.row),
@@ -145,9 +134,28 @@ impl RowCodec {
     }
 
     /// Whether `op` is allowed on this table (append on a log table; upsert and delete on a
-    /// primary-key table): the one rule both paths check.
+    /// primary-key table): the one rule every path checks.
     fn allows(&self, op: WriteOp) -> bool {
         (op == WriteOp::Append) != self.has_primary_key()
+    }
+
+    /// [`Self::allows`] as a refusal naming the entry `at`, in the Fluss Gateway's words
+    /// (people search for them).
+    pub(super) fn check_op(
+        &self,
+        at: impl std::fmt::Display,
+        op: WriteOp,
+    ) -> Result<(), GatewayError> {
+        if self.allows(op) {
+            return Ok(());
+        }
+        Err(GatewayError::invalid(if self.has_primary_key() {
+            format!(
+                "primary-key tables accept only upsert and delete operations, but {at} is an append"
+            )
+        } else {
+            format!("log tables accept only append operations, but {at} uses the `{op}` operation")
+        }))
     }
 }
 
