@@ -9,8 +9,9 @@ use std::convert::Infallible;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::{HeaderMap, Uri};
+use axum::response::{IntoResponse, Response};
 use gateway_core::GatewayError;
 use gateway_core::wire::{
     AlterClusterConfigsRequest, AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest,
@@ -19,6 +20,7 @@ use gateway_core::wire::{
 use serde::de::DeserializeOwned;
 
 use crate::checks::{body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::context::RequestCtx;
 
 /// The query, headers and body of a request, read but not judged.
 pub struct Input {
@@ -36,6 +38,29 @@ impl<S: Send + Sync> FromRequest<S> for Input {
         // The body limit of the router applies here (a rejection becomes 413 when read).
         let body = Bytes::from_request(req, state).await;
         Ok(Input { uri, headers, body })
+    }
+}
+
+/// What every route handler takes besides its family's state, extracted in one order: the
+/// request context, the path parameters `P` (as sent, names not yet checked) and the input.
+pub struct Routed<P>(pub RequestCtx, pub P, pub Input);
+
+impl<S: Send + Sync, P: DeserializeOwned + Send> FromRequest<S> for Routed<P> {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Response> {
+        let (mut parts, body) = req.into_parts();
+        let ctx = RequestCtx::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Path(params) = Path::<P>::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let input = match Input::from_request(Request::from_parts(parts, body), state).await {
+            Ok(input) => input,
+            Err(never) => match never {},
+        };
+        Ok(Routed(ctx, params, input))
     }
 }
 

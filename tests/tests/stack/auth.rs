@@ -119,6 +119,20 @@ fn keys_tool(stack: &Stack, secret_id: &str, args: &[&str], stdin: Option<&str>)
     keys_tool_at(&aws_env(stack), secret_id, args, stdin)
 }
 
+/// A new key for `principal` with `scope` (and any further `create` options), as the key tool
+/// prints it.
+fn create_key(
+    stack: &Stack,
+    secret_id: &str,
+    principal: &str,
+    scope: &str,
+    more: &[&str],
+) -> String {
+    let mut args = vec!["create", "--principal", principal, "--scope", scope];
+    args.extend_from_slice(more);
+    keys_tool(stack, secret_id, &args, None)
+}
+
 /// [`keys_tool`] against the Secrets Manager that `aws` names (e.g. a private moto).
 fn keys_tool_at(
     aws: &BTreeMap<String, String>,
@@ -176,44 +190,16 @@ async fn api_keys_are_checked_before_any_fluss_call_and_follow_rotation_and_revo
     let logs = Captured::default();
     let guard = logs.start();
     let secret_id = unique_name("gw-keys");
-    let demo = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "demo", "--scope", "ops=*"],
-        None,
-    );
-    let reader = keys_tool(
-        &stack,
-        &secret_id,
-        &[
-            "create",
-            "--principal",
-            "reader",
-            "--scope",
-            "ops=read,database=sales",
-        ],
-        None,
-    );
-    let revoked = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "old", "--scope", "ops=*"],
-        None,
-    );
+    let demo = create_key(&stack, &secret_id, "demo", "ops=*", &[]);
+    let reader = create_key(&stack, &secret_id, "reader", "ops=read,database=sales", &[]);
+    let revoked = create_key(&stack, &secret_id, "old", "ops=*", &[]);
     keys_tool(&stack, &secret_id, &["revoke", key_id(&revoked)], None);
-    let expired = keys_tool(
+    let expired = create_key(
         &stack,
         &secret_id,
-        &[
-            "create",
-            "--principal",
-            "late",
-            "--scope",
-            "ops=*",
-            "--expires-at",
-            "2020-01-01T00:00:00Z",
-        ],
-        None,
+        "late",
+        "ops=*",
+        &["--expires-at", "2020-01-01T00:00:00Z"],
     );
     let listed = keys_tool(&stack, &secret_id, &["list"], None);
     assert!(
@@ -350,12 +336,7 @@ async fn api_keys_are_checked_before_any_fluss_call_and_follow_rotation_and_revo
     assert_eq!(a.status, 200, "{a:?}");
 
     // A key created now works without a restart (an unknown id forces a read).
-    let fresh = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "fresh", "--scope", "ops=read"],
-        None,
-    );
+    let fresh = create_key(&stack, &secret_id, "fresh", "ops=read", &[]);
     tokio::time::sleep(Duration::from_millis(250)).await;
     let a = send(&app, "GET", DATABASES, &[("x-api-key", &fresh)], None).await;
     assert_eq!(a.status, 200, "{a:?}");
@@ -495,26 +476,14 @@ async fn a_key_with_its_own_sasl_user_is_bound_by_that_users_fluss_acls() {
     )
     .await
     .expect("SASL secret");
-    let alice = keys_tool(
+    let alice = create_key(
         &stack,
         &secret_id,
-        &[
-            "create",
-            "--principal",
-            "alice",
-            "--scope",
-            "ops=*",
-            "--identity",
-            &format!("sasl:{sasl_id}"),
-        ],
-        None,
+        "alice",
+        "ops=*",
+        &["--identity", &format!("sasl:{sasl_id}")],
     );
-    let service = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "ops", "--scope", "ops=*"],
-        None,
-    );
+    let service = create_key(&stack, &secret_id, "ops", "ops=*", &[]);
 
     let mut env = env(&stack, "api-key", &secret_id);
     for (k, v) in [
@@ -630,24 +599,9 @@ fn invoke_authorizer(port: u16, fixture: &str, key: &str) -> Value {
 async fn the_authorizer_allows_and_denies_as_the_route_functions_would() {
     let stack = Stack::load();
     let secret_id = unique_name("gw-authz");
-    let demo = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "demo", "--scope", "ops=*"],
-        None,
-    );
-    let reader = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "reader", "--scope", "ops=read"],
-        None,
-    );
-    let revoked = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "old", "--scope", "ops=*"],
-        None,
-    );
+    let demo = create_key(&stack, &secret_id, "demo", "ops=*", &[]);
+    let reader = create_key(&stack, &secret_id, "reader", "ops=read", &[]);
+    let revoked = create_key(&stack, &secret_id, "old", "ops=*", &[]);
     keys_tool(&stack, &secret_id, &["revoke", key_id(&revoked)], None);
 
     // The functions under `cargo lambda watch`, configured as a deploy would be.
@@ -871,24 +825,8 @@ async fn every_method_of_every_route_is_authenticated_and_authorized() {
     use gateway_core::routes::{self, Operation, Resolved};
     let stack = Stack::load();
     let secret_id = unique_name("gw-methods");
-    let narrow = keys_tool(
-        &stack,
-        &secret_id,
-        &[
-            "create",
-            "--principal",
-            "narrow",
-            "--scope",
-            "ops=read,database=sales",
-        ],
-        None,
-    );
-    let all = keys_tool(
-        &stack,
-        &secret_id,
-        &["create", "--principal", "all", "--scope", "ops=*"],
-        None,
-    );
+    let narrow = create_key(&stack, &secret_id, "narrow", "ops=read,database=sales", &[]);
+    let all = create_key(&stack, &secret_id, "all", "ops=*", &[]);
     let mut env = env(&stack, "api-key", &secret_id);
     env.insert(
         "FLUSS_GATEWAY__REST__CONFIG__ENABLED".to_owned(),

@@ -136,32 +136,16 @@ async fn catalog_journey(gw: &Gateway) {
 
     // Database: 201 + Location; a second create is 409; it is listed.
     let db = unique_name("ddl_it");
-    let a = send(
-        gw,
-        "POST",
-        &format!("{BASE}/databases"),
-        Some(&json!({"database": db})),
-    )
-    .await;
+    let a = create_database(gw, &db).await;
     assert_eq!(a.status, 201, "{a:?}");
     assert_eq!(a.header("location"), Some(db_url(&db).as_str()));
     assert_eq!(a.body, json!({"database": db}));
-    send(
-        gw,
-        "POST",
-        &format!("{BASE}/databases"),
-        Some(&json!({"database": db})),
-    )
-    .await
-    .assert_error(409, "database_already_exists");
-    send(
-        gw,
-        "POST",
-        &format!("{BASE}/databases"),
-        Some(&json!({"database": "no spaces"})),
-    )
-    .await
-    .assert_error(400, "invalid_argument");
+    create_database(gw, &db)
+        .await
+        .assert_error(409, "database_already_exists");
+    create_database(gw, "no spaces")
+        .await
+        .assert_error(400, "invalid_argument");
     let (all, _) = list_all(gw, &format!("{BASE}/databases"), "databases", 1000).await;
     assert!(names(&all).contains(&db), "{db} not listed");
     send(
@@ -502,13 +486,7 @@ async fn pagination_returns_every_table_once(stack: &Stack, gw: &Gateway) {
 async fn a_table_created_here_takes_writes_through_the_write_function(stack: &Stack, gw: &Gateway) {
     let conn = stack.connect_plaintext().await;
     let db = unique_name("ddl_write");
-    let a = send(
-        gw,
-        "POST",
-        &format!("{BASE}/databases"),
-        Some(&json!({"database": db})),
-    )
-    .await;
+    let a = create_database(gw, &db).await;
     assert_eq!(a.status, 201, "{a:?}");
     let a = send(
         gw,
@@ -612,4 +590,15 @@ async fn a_catalog_call_past_its_deadline_answers_504_instead_of_hanging() {
         elapsed < std::time::Duration::from_secs(2),
         "answered after {elapsed:?}"
     );
+}
+
+/// `POST …/databases` for `name`.
+async fn create_database(gw: &Gateway, name: &str) -> Answer {
+    send(
+        gw,
+        "POST",
+        &format!("{BASE}/databases"),
+        Some(&json!({"database": name})),
+    )
+    .await
 }

@@ -43,9 +43,7 @@ async fn write_raw(gw: &Gateway, path: &TablePath, body: &str) -> Answer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn altered_values_are_refused_naming_the_column_and_nothing_is_written() {
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let path = TablePath::new("write_it".to_owned(), unique_name("exact"));
     create_table(&conn, &path, schema()).await;
 

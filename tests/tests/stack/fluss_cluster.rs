@@ -3,18 +3,33 @@
 
 use std::time::{Duration, Instant};
 
-use fluss::client::FlussConnection;
+use fluss::client::{FlussConnection, FlussTable};
 use fluss::metadata::{DataTypes, Schema, TablePath};
 use fluss::row::{DataGetters, Decimal, GenericRow, InternalRow};
 use fluss::rpc::FlussError;
-use integration_tests::native::{log_scanner, new_database, one_bucket};
-use integration_tests::{Stack, bounded, unique_name, wait_for_leaders};
+use integration_tests::native::{create_one_bucket_table, log_scanner, new_database};
+use integration_tests::{Stack, bounded, unique_name};
+
+/// A new database named after `prefix` and in it a one-bucket table `name` of `schema`, its
+/// leader elected.
+async fn fresh_table<'c>(
+    conn: &'c FlussConnection,
+    prefix: &str,
+    name: &str,
+    schema: Schema,
+) -> (TablePath, FlussTable<'c>) {
+    let admin = conn.get_admin().expect("admin");
+    let path = TablePath::new(new_database(&admin, prefix).await, name.to_owned());
+    create_one_bucket_table(conn, &path, schema).await;
+    let table = bounded("get_table", conn.get_table(&path))
+        .await
+        .expect("table");
+    (path, table)
+}
 
 /// Creates a database and a primary-key table, upserts three rows, updates one, deletes one and
 /// reads every key back through a lookuper.
 async fn pk_table_journey(conn: &FlussConnection) {
-    let admin = conn.get_admin().expect("admin");
-    let db = new_database(&admin, "it_pk").await;
     let schema = Schema::builder()
         .column("id", DataTypes::bigint())
         .column("name", DataTypes::string())
@@ -23,21 +38,9 @@ async fn pk_table_journey(conn: &FlussConnection) {
         .expect("pk")
         .build()
         .expect("schema");
-    let desc = one_bucket(schema);
-    let path = TablePath::new(db.clone(), "products".to_owned());
-    bounded("create_table", admin.create_table(&path, &desc, false))
-        .await
-        .expect("create table");
-    wait_for_leaders(conn, &path, 1).await;
-
-    let table = bounded("get_table", conn.get_table(&path))
-        .await
-        .expect("table");
-    let writer = table
-        .new_upsert()
-        .expect("upsert")
-        .create_writer()
-        .expect("writer");
+    let (path, table) = fresh_table(conn, "it_pk", "products", schema).await;
+    let writer = table.new_upsert().and_then(|u| u.create_writer());
+    let writer = writer.expect("upsert writer");
     let mut acks = Vec::new();
     for (id, name, cents) in [(1i64, "apple", 199i64), (2, "pear", 250), (3, "plum", 99)] {
         let mut row = GenericRow::new(3);
@@ -93,30 +96,19 @@ async fn pk_table_journey(conn: &FlussConnection) {
         ]
     );
 
-    bounded("drop_database", admin.drop_database(&db, false, true))
-        .await
-        .expect("drop database");
+    let admin = conn.get_admin().expect("admin");
+    let drop = admin.drop_database(path.database(), false, true);
+    bounded("drop_database", drop).await.expect("drop database");
 }
 
 /// Appends three rows to a log table and scans them back from the earliest offset.
 async fn log_table_journey(conn: &FlussConnection) {
-    let admin = conn.get_admin().expect("admin");
-    let db = new_database(&admin, "it_log").await;
     let schema = Schema::builder()
         .column("seq", DataTypes::bigint())
         .column("kind", DataTypes::string())
         .build()
         .expect("schema");
-    let desc = one_bucket(schema);
-    let path = TablePath::new(db.clone(), "events".to_owned());
-    bounded("create_table", admin.create_table(&path, &desc, false))
-        .await
-        .expect("create table");
-    wait_for_leaders(conn, &path, 1).await;
-
-    let table = bounded("get_table", conn.get_table(&path))
-        .await
-        .expect("table");
+    let (path, table) = fresh_table(conn, "it_log", "events", schema).await;
     let writer = table
         .new_append()
         .expect("append")
@@ -158,9 +150,9 @@ async fn log_table_journey(conn: &FlussConnection) {
         ]
     );
 
-    bounded("drop_database", admin.drop_database(&db, false, true))
-        .await
-        .expect("drop database");
+    let admin = conn.get_admin().expect("admin");
+    let drop = admin.drop_database(path.database(), false, true);
+    bounded("drop_database", drop).await.expect("drop database");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -20,9 +20,7 @@ fn ids(list: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn appends_with_bigint_strings_land_in_a_log_table() {
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let path = TablePath::new("write_it".to_owned(), unique_name("log"));
     let schema = Schema::builder()
         .column("seq", DataTypes::bigint())
@@ -138,9 +136,7 @@ async fn pk_journey(stack: &Stack, gw: &Gateway) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_with_one_bad_row_is_rejected_whole_and_writes_nothing() {
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let path = TablePath::new("write_it".to_owned(), unique_name("bad_row"));
     create_pk_table(&conn, &path).await;
 
@@ -166,9 +162,7 @@ async fn a_batch_with_one_bad_row_is_rejected_whole_and_writes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rejected_requests_answer_in_the_envelope_with_the_request_id() {
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let path = TablePath::new("write_it".to_owned(), unique_name("errors"));
     create_pk_table(&conn, &path).await;
     let url = records_url("default", &path);
@@ -247,9 +241,7 @@ async fn rejected_requests_answer_in_the_envelope_with_the_request_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_to_a_missing_partition_answers_404_instead_of_hanging() {
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let path = TablePath::new("write_it".to_owned(), unique_name("parted"));
     let schema = Schema::builder()
         .column("dt", DataTypes::string())
@@ -297,9 +289,7 @@ async fn a_write_to_a_missing_partition_answers_404_instead_of_hanging() {
 /// write sent right after `create_table` is acked and read back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_right_after_an_outside_create_table_are_all_acked() {
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let admin = conn.get_admin().expect("admin");
     let (mut written, mut failed) = (0u64, 0u64);
     for round in 0..4 {
@@ -346,9 +336,7 @@ async fn writes_right_after_an_outside_create_table_are_all_acked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_column_added_outside_the_gateway_is_writable_at_once() {
     use fluss::metadata::{AddColumn, AlterTableChanges, ColumnPositionType, JsonSerde};
-    let stack = Stack::load();
-    let conn = stack.connect_plaintext().await;
-    let gw = Gateway::start(&stack).await;
+    let (conn, gw) = Gateway::with_native().await;
     let path = TablePath::new("write_it".to_owned(), unique_name("altered"));
     create_pk_table(&conn, &path).await;
     // Warm: the gateway caches the table with its first schema.

@@ -136,6 +136,14 @@ impl Gateway {
         }
     }
 
+    /// The start of most journeys: a native Fluss connection to the stack (to read back what
+    /// the gateway wrote) and the router served in-process over it.
+    pub async fn with_native() -> (fluss::client::FlussConnection, Gateway) {
+        let stack = Stack::load();
+        let conn = stack.connect_plaintext().await;
+        (conn, Gateway::start(&stack).await)
+    }
+
     /// The router served in-process with a 20 s request timeout.
     pub async fn start(stack: &Stack) -> Gateway {
         Gateway::start_with(stack, Duration::from_secs(20)).await

@@ -2,7 +2,6 @@
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
@@ -13,10 +12,8 @@ use gateway_core::wire::{CreateDatabaseRequest, DatabaseResponse, DatabasesRespo
 
 use super::pagination::{page_of, page_query};
 use super::paths::{ClusterParams, DatabaseParams, created, database_location};
-use super::state::CatalogState;
-use crate::context::RequestCtx;
+use super::state::{CatalogCall, CatalogState};
 use crate::error::ApiError;
-use crate::extract::Input;
 
 pub(super) fn routes() -> Router<CatalogState> {
     Router::new()
@@ -24,17 +21,11 @@ pub(super) fn routes() -> Router<CatalogState> {
         .route(DATABASE, delete(drop_database))
 }
 
-async fn list_databases(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<ClusterParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
+async fn list_databases(call: CatalogCall<ClusterParams>) -> Result<Response, ApiError> {
     // Tokens are bound to this listing: another listing's token is a 400.
-    let listing = format!("databases:{}", params.cluster);
-    let query = page_query(input.query(), &listing)?;
-    let session = admitted.session(&ctx).await?;
+    let listing = format!("databases:{}", call.params.cluster);
+    let query = page_query(call.input.query(), &listing)?;
+    let session = call.admitted.session(&call.ctx).await?;
     let all = session.list_databases().await?;
     let (databases, next_page_token) = page_of(all, |s| s.as_str(), &query, &listing)?;
     Ok(Json(DatabasesResponse {
@@ -44,20 +35,14 @@ async fn list_databases(
     .into_response())
 }
 
-async fn create_database(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<ClusterParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    let req: CreateDatabaseRequest = input.json()?;
+async fn create_database(call: CatalogCall<ClusterParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    let req: CreateDatabaseRequest = call.input.json()?;
     check_name("database", &req.database)?;
-    let session = admitted.session(&ctx).await?;
+    let session = call.admitted.session(&call.ctx).await?;
     session.create_database(&req.database).await?;
-    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %req.database, "database created");
-    let location = database_location(&params.cluster, &req.database);
+    tracing::info!(request_id = %call.ctx.request_id, cluster = %call.params.cluster, database = %req.database, "database created");
+    let location = database_location(&call.params.cluster, &req.database);
     let body = serde_json::to_value(DatabaseResponse {
         database: req.database,
     })
@@ -65,21 +50,15 @@ async fn create_database(
     Ok(created(&location, Some(body)))
 }
 
-async fn drop_database(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<DatabaseParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    check_name("database", &params.database)?;
-    let session = admitted.session(&ctx).await?;
+async fn drop_database(call: CatalogCall<DatabaseParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    check_name("database", &call.params.database)?;
+    let session = call.admitted.session(&call.ctx).await?;
     // No cascade: Fluss refuses a database with tables (409 `database_not_empty`), so no
     // table of it can be in the pool's cache through us (our own table drops invalidate);
     // handles of tables dropped by other clients are noticed stale at their next use.
-    session.drop_database(&params.database).await?;
-    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, database = %params.database, "database dropped");
+    session.drop_database(&call.params.database).await?;
+    tracing::info!(request_id = %call.ctx.request_id, cluster = %call.params.cluster, database = %call.params.database, "database dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -7,7 +7,6 @@
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
@@ -24,10 +23,8 @@ use gateway_core::wire::{
 
 use super::pagination::{page_of, page_query};
 use super::paths::{created, encode_segment, table_location};
-use super::state::CatalogState;
-use crate::context::RequestCtx;
+use super::state::{CatalogCall, CatalogState, ClusterScoped};
 use crate::error::ApiError;
-use crate::extract::Input;
 use crate::table_route::TableParams;
 
 pub(super) fn routes() -> Router<CatalogState> {
@@ -45,6 +42,12 @@ struct PartitionParams {
     partition: String,
 }
 
+impl ClusterScoped for PartitionParams {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+}
+
 impl PartitionParams {
     fn table(&self) -> TableParams {
         TableParams {
@@ -55,21 +58,15 @@ impl PartitionParams {
     }
 }
 
-async fn list_partitions(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
+async fn list_partitions(call: CatalogCall<TableParams>) -> Result<Response, ApiError> {
     // Tokens are bound to this listing: another listing's token is a 400.
     let listing = format!(
         "partitions:{}/{}/{}",
-        params.cluster, params.database, params.table
+        call.params.cluster, call.params.database, call.params.table
     );
-    let query = page_query(input.query(), &listing)?;
-    let path = params.path()?;
-    let session = admitted.session(&ctx).await?;
+    let query = page_query(call.input.query(), &listing)?;
+    let path = call.params.path()?;
+    let session = call.admitted.session(&call.ctx).await?;
     let infos = session.list_partitions(&path).await?;
     let entries: Vec<PartitionEntry> = infos
         .iter()
@@ -91,18 +88,12 @@ async fn list_partitions(
     .into_response())
 }
 
-async fn create_partition(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    let req: CreatePartitionRequest = input.json()?;
-    let path = params.path()?;
+async fn create_partition(call: CatalogCall<TableParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    let req: CreatePartitionRequest = call.input.json()?;
+    let path = call.params.path()?;
     check_spec_values(&req.partition)?;
-    let session = admitted.session(&ctx).await?;
+    let session = call.admitted.session(&call.ctx).await?;
     let info = session.table_info(&path).await?;
     let values = partition_values_of_spec(&info.partition_keys, &req.partition)?;
     let spec = partition_spec(&info.partition_keys, &values);
@@ -111,37 +102,35 @@ async fn create_partition(
     session
         .create_partition(&path, &spec, &name, info.num_buckets)
         .await?;
-    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %name, "partition created");
+    tracing::info!(request_id = %call.ctx.request_id, cluster = %call.params.cluster, table = %path, partition = %name, "partition created");
     let location = format!(
         "{}/partitions/{}",
-        table_location(&params.cluster, &params.database, &params.table),
+        table_location(
+            &call.params.cluster,
+            &call.params.database,
+            &call.params.table
+        ),
         encode_segment(&name)
     );
     let body = serde_json::to_value(PartitionResponse {
-        database: params.database.clone(),
-        table: params.table.clone(),
+        database: call.params.database.clone(),
+        table: call.params.table.clone(),
         partition: req.partition,
     })
     .map_err(|_| GatewayError::internal("the response could not be rendered"))?;
     Ok(created(&location, Some(body)))
 }
 
-async fn drop_partition(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<PartitionParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    let path = params.table().path()?;
-    check_name_values(&params.partition)?;
-    let session = admitted.session(&ctx).await?;
+async fn drop_partition(call: CatalogCall<PartitionParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    let path = call.params.table().path()?;
+    check_name_values(&call.params.partition)?;
+    let session = call.admitted.session(&call.ctx).await?;
     let info = session.table_info(&path).await?;
-    let values = partition_values_of_name(&info.partition_keys, &params.partition)?;
+    let values = partition_values_of_name(&info.partition_keys, &call.params.partition)?;
     let spec = partition_spec(&info.partition_keys, &values);
     session.drop_partition(&path, &spec).await?;
-    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, partition = %params.partition, "partition dropped");
+    tracing::info!(request_id = %call.ctx.request_id, cluster = %call.params.cluster, table = %path, partition = %call.params.partition, "partition dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -5,6 +5,9 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::state::ClusterScoped;
+use crate::table_route::TableParams;
+
 /// `{cluster}` of a cluster-scoped path.
 #[derive(Debug, serde::Deserialize)]
 pub(super) struct ClusterParams {
@@ -16,6 +19,24 @@ pub(super) struct ClusterParams {
 pub(super) struct DatabaseParams {
     pub(super) cluster: String,
     pub(super) database: String,
+}
+
+impl ClusterScoped for ClusterParams {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+}
+
+impl ClusterScoped for DatabaseParams {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+}
+
+impl ClusterScoped for TableParams {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
 }
 
 /// `201 Created` with `Location: <path>` and `body` (or no body).

@@ -4,14 +4,19 @@
 
 use std::time::Instant;
 
+use axum::extract::{FromRequest, Request};
+use axum::response::{IntoResponse, Response};
 use fluss_ops::catalog::Session;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
+use serde::de::DeserializeOwned;
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::options::CatalogOptions;
 use crate::admission::{Gate, admit};
 use crate::context::RequestCtx;
+use crate::error::ApiError;
+use crate::extract::{Input, Routed};
 
 /// Everything the catalog routes share across requests; built once per container.
 #[derive(Clone)]
@@ -46,9 +51,9 @@ impl CatalogState {
     /// the request is judged (as the Fluss Gateway orders it: an unknown cluster is 404 before
     /// a missing content type or a bad page parameter): 404 `cluster_not_found` and 429
     /// `resource_exhausted`, both without I/O.
-    pub(super) fn admit(&self, cluster: &str) -> Result<Admitted<'_>, GatewayError> {
+    fn admit(&self, cluster: &str) -> Result<Admitted, GatewayError> {
         Ok(Admitted {
-            pool: &self.pool,
+            pool: self.pool.clone(),
             cluster: cluster.to_owned(),
             permit: admit(&self.pool, &self.gate, cluster)?,
         })
@@ -57,18 +62,59 @@ impl CatalogState {
 
 /// A request admitted through the metadata gate: its session is opened once the request's
 /// own checks have passed.
-pub(super) struct Admitted<'s> {
-    pool: &'s Pool,
+pub(super) struct Admitted {
+    pool: Pool,
     cluster: String,
     permit: OwnedSemaphorePermit,
 }
 
-impl Admitted<'_> {
+impl Admitted {
     /// The cluster's catalog session for the request, holding the gate's permit.
     pub(super) async fn session(self, ctx: &RequestCtx) -> Result<Gated, GatewayError> {
         Ok(Gated {
-            session: Session::open(self.pool, &ctx.call, &self.cluster).await?,
+            session: Session::open(&self.pool, &ctx.call, &self.cluster).await?,
             _permit: self.permit,
+        })
+    }
+}
+
+/// Path parameters that name the cluster a catalog request is for.
+pub(super) trait ClusterScoped {
+    /// The `{cluster}` segment, as sent.
+    fn cluster(&self) -> &str;
+}
+
+/// One catalog request as every catalog handler takes it, admitted: the body is received (not
+/// judged) and the request admitted through the metadata gate by [`CatalogState::admit`] before
+/// the handler runs, so every catalog route refuses an unknown cluster or a full gate first, in
+/// one place.
+pub(super) struct CatalogCall<P> {
+    /// The request context.
+    pub(super) ctx: RequestCtx,
+    /// The path parameters, names not yet checked.
+    pub(super) params: P,
+    /// The query, headers and body, read but not judged.
+    pub(super) input: Input,
+    /// The admission; [`Admitted::session`] opens the session once the handler's checks pass.
+    pub(super) admitted: Admitted,
+}
+
+impl<P> FromRequest<CatalogState> for CatalogCall<P>
+where
+    P: DeserializeOwned + ClusterScoped + Send,
+{
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &CatalogState) -> Result<Self, Response> {
+        let Routed(ctx, params, input) = Routed::<P>::from_request(req, state).await?;
+        let admitted = state
+            .admit(params.cluster())
+            .map_err(|e| ApiError(e).into_response())?;
+        Ok(CatalogCall {
+            ctx,
+            params,
+            input,
+            admitted,
         })
     }
 }

@@ -6,7 +6,6 @@
 
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -20,10 +19,8 @@ use std::time::Instant;
 
 use super::pagination::{page_of, page_query};
 use super::paths::{DatabaseParams, created, table_location};
-use super::state::CatalogState;
-use crate::context::RequestCtx;
+use super::state::{CatalogCall, CatalogState};
 use crate::error::ApiError;
-use crate::extract::Input;
 use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
 
@@ -36,19 +33,13 @@ pub(super) fn routes() -> Router<CatalogState> {
         )
 }
 
-async fn list_tables(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<DatabaseParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
+async fn list_tables(call: CatalogCall<DatabaseParams>) -> Result<Response, ApiError> {
     // Tokens are bound to this listing: another listing's token is a 400.
-    let listing = format!("tables:{}/{}", params.cluster, params.database);
-    let query = page_query(input.query(), &listing)?;
-    check_name("database", &params.database)?;
-    let session = admitted.session(&ctx).await?;
-    let all = session.list_tables(&params.database).await?;
+    let listing = format!("tables:{}/{}", call.params.cluster, call.params.database);
+    let query = page_query(call.input.query(), &listing)?;
+    check_name("database", &call.params.database)?;
+    let session = call.admitted.session(&call.ctx).await?;
+    let all = session.list_tables(&call.params.database).await?;
     let (tables, next_page_token) = page_of(all, |s| s.as_str(), &query, &listing)?;
     Ok(Json(TablesResponse {
         tables,
@@ -57,25 +48,20 @@ async fn list_tables(
     .into_response())
 }
 
-async fn create_table(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<DatabaseParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
+async fn create_table(call: CatalogCall<DatabaseParams>) -> Result<Response, ApiError> {
     let started = Instant::now();
-    input.ensure_no_query()?;
-    let req: CreateTableRequest = input.json()?;
-    check_name("database", &params.database)?;
+    call.input.ensure_no_query()?;
+    let req: CreateTableRequest = call.input.json()?;
+    check_name("database", &call.params.database)?;
     let descriptor = table_descriptor(&req)?;
-    let session = admitted.session(&ctx).await?;
+    let session = call.admitted.session(&call.ctx).await?;
     if req.validate_only {
         // Nothing is created; the database is the one thing a dry run can still check.
-        session.ensure_database(&params.database).await?;
-        return Ok(Json(validate_only_summary(&params.database, &req)).into_response());
+        session.ensure_database(&call.params.database).await?;
+        return Ok(Json(validate_only_summary(&call.params.database, &req)).into_response());
     }
-    let path = fluss::metadata::TablePath::new(params.database.clone(), req.table_name.clone());
+    let path =
+        fluss::metadata::TablePath::new(call.params.database.clone(), req.table_name.clone());
     // A caller may write the moment it sees 201: the session answers once the buckets can take
     // writes.
     let buckets = req
@@ -86,49 +72,37 @@ async fn create_table(
         .create_table(&path, &descriptor, !req.partitioned_by.is_empty(), buckets)
         .await?;
     tracing::info!(
-        request_id = %ctx.request_id,
-        cluster = %params.cluster,
+        request_id = %call.ctx.request_id,
+        cluster = %call.params.cluster,
         table = %path,
         elapsed_ms = elapsed_ms(started),
         "table created"
     );
     Ok(created(
-        &table_location(&params.cluster, &params.database, &req.table_name),
+        &table_location(&call.params.cluster, &call.params.database, &req.table_name),
         None,
     ))
 }
 
-async fn describe_table(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    let path = params.path()?;
-    let session = admitted.session(&ctx).await?;
+async fn describe_table(call: CatalogCall<TableParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    let path = call.params.path()?;
+    let session = call.admitted.session(&call.ctx).await?;
     let info = session.table_info(&path).await?;
     Ok(Json(table_description(&info)).into_response())
 }
 
-async fn alter_table(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    let req: AlterTableRequest = input.json()?;
-    let path = params.path()?;
+async fn alter_table(call: CatalogCall<TableParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    let req: AlterTableRequest = call.input.json()?;
+    let path = call.params.path()?;
     let changes = alter_table_changes(&req)?;
-    let session = admitted.session(&ctx).await?;
+    let session = call.admitted.session(&call.ctx).await?;
     session.alter_table(&path, changes).await?;
     // Keys and column names only: a config value may be anything the caller chose.
     tracing::info!(
-        request_id = %ctx.request_id,
-        cluster = %params.cluster,
+        request_id = %call.ctx.request_id,
+        cluster = %call.params.cluster,
         table = %path,
         changes = req.changes.len(),
         "table altered"
@@ -136,18 +110,12 @@ async fn alter_table(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-async fn drop_table(
-    State(state): State<CatalogState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
-) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params.cluster)?;
-    input.ensure_no_query()?;
-    let path = params.path()?;
-    let session = admitted.session(&ctx).await?;
+async fn drop_table(call: CatalogCall<TableParams>) -> Result<Response, ApiError> {
+    call.input.ensure_no_query()?;
+    let path = call.params.path()?;
+    let session = call.admitted.session(&call.ctx).await?;
     session.drop_table(&path).await?;
-    tracing::info!(request_id = %ctx.request_id, cluster = %params.cluster, table = %path, "table dropped");
+    tracing::info!(request_id = %call.ctx.request_id, cluster = %call.params.cluster, table = %path, "table dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -31,7 +31,7 @@ use crate::admission::{Gate, admit};
 use crate::checks::{ensure_json_content_type, percent_decode};
 use crate::context::RequestCtx;
 use crate::error::ApiError;
-use crate::extract::Input;
+use crate::extract::Routed;
 use gateway_core::redact::{
     REDACTED, has_embedded_password, is_sensitive_config_key, redact_config_value,
 };
@@ -129,9 +129,7 @@ pub fn config_routes(state: ConfigState) -> Router {
 
 async fn describe_configs(
     State(state): State<ConfigState>,
-    ctx: RequestCtx,
-    Path(cluster): Path<String>,
-    input: Input,
+    Routed(ctx, cluster, input): Routed<String>,
 ) -> Result<Response, ApiError> {
     let (prefix, _permit, session) = state
         .open(&ctx, &cluster, || {
@@ -153,9 +151,7 @@ async fn describe_configs(
 
 async fn alter_configs(
     State(state): State<ConfigState>,
-    ctx: RequestCtx,
-    Path(cluster): Path<String>,
-    input: Input,
+    Routed(ctx, cluster, input): Routed<String>,
 ) -> Result<Response, ApiError> {
     let (request, _permit, session) = state
         .open(&ctx, &cluster, || {

@@ -11,7 +11,7 @@ pub mod limits;
 
 use std::time::Instant;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -26,9 +26,8 @@ use gateway_core::wire::{
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::admission::{Gate, admit};
-use crate::context::RequestCtx;
 use crate::error::ApiError;
-use crate::extract::{Input, ParseBody};
+use crate::extract::{Input, ParseBody, Routed};
 use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
 pub use limits::LookupLimits;
@@ -104,9 +103,7 @@ pub fn lookup_routes(state: LookupState) -> Router {
 
 async fn lookup_records(
     State(state): State<LookupState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
+    Routed(ctx, params, input): Routed<TableParams>,
 ) -> Result<Response, ApiError> {
     let admitted = state.admit(&params, input, |req: &LookupRequest, limits| {
         limits.ensure_keys(&req.keys, "keys", limits.max_keys)
@@ -130,9 +127,7 @@ async fn lookup_records(
 
 async fn prefix_lookup_records(
     State(state): State<LookupState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
+    Routed(ctx, params, input): Routed<TableParams>,
 ) -> Result<Response, ApiError> {
     let admitted = state.admit(&params, input, |req: &PrefixLookupRequest, limits| {
         limits.ensure_keys(&req.prefixes, "prefixes", limits.max_prefixes)?;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::time::{Instant, SystemTime};
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -31,9 +31,8 @@ use gateway_core::settings::{self, Slot};
 use serde::{Deserialize, Serialize};
 
 use crate::admission::{Gate, admit};
-use crate::context::RequestCtx;
 use crate::error::ApiError;
-use crate::extract::{Input, ParseBody, serde_body};
+use crate::extract::{ParseBody, Routed, serde_body};
 use crate::middleware::elapsed_ms;
 use crate::records::WriteLimits;
 use status::status_response;
@@ -103,11 +102,9 @@ pub fn otlp_routes(state: OtlpState) -> Router {
     for (path, signal, _) in OTLP_EXPORTS {
         router = router.route(
             path,
-            post(
-                move |state: State<OtlpState>, ctx: RequestCtx, params: Path<OtlpParams>, input| {
-                    receive(signal, state, ctx, params, input)
-                },
-            ),
+            post(move |state: State<OtlpState>, call: Routed<OtlpParams>| {
+                receive(signal, state, call)
+            }),
         );
     }
     router
@@ -140,9 +137,7 @@ impl OtlpParams {
 async fn receive(
     signal: Signal,
     State(state): State<OtlpState>,
-    ctx: RequestCtx,
-    Path(params): Path<OtlpParams>,
-    input: Input,
+    Routed(ctx, params, input): Routed<OtlpParams>,
 ) -> Response {
     let started = Instant::now();
     let known = Encoding::from_content_type(Some(input.content_type()));
@@ -251,9 +246,7 @@ struct OtlpTableEntry {
 
 async fn create(
     State(state): State<OtlpState>,
-    ctx: RequestCtx,
-    Path(params): Path<OtlpParams>,
-    input: Input,
+    Routed(ctx, params, input): Routed<OtlpParams>,
 ) -> Result<Response, ApiError> {
     input.ensure_json_post()?;
     let req: CreateOtlpTables = input.json()?;

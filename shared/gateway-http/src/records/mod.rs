@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -26,7 +26,7 @@ use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse, ensure_row_lim
 use crate::admission::{Gate, admit};
 use crate::context::RequestCtx;
 use crate::error::ApiError;
-use crate::extract::Input;
+use crate::extract::Routed;
 use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
 use idempotency::{Claim, Idempotency, Kept, ScopedKey};
@@ -78,9 +78,7 @@ pub fn write_routes(state: WriteState) -> Router {
 
 async fn write_records(
     State(state): State<WriteState>,
-    ctx: RequestCtx,
-    Path(params): Path<TableParams>,
-    input: Input,
+    Routed(ctx, params, input): Routed<TableParams>,
 ) -> Result<Response, ApiError> {
     let started = Instant::now();
     input.ensure_no_query()?;
