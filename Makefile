@@ -13,11 +13,17 @@ export CARGO_TARGET_DIR ?= $(CACHE)/target
 export FLUSS_STACK_DIR ?= $(CACHE)/stack
 export FLUSS_STACK_ENV := $(FLUSS_STACK_DIR)/stack.env
 export FLUSS_PROBE_BIN := $(CARGO_TARGET_DIR)/debug/fluss-probe
+# The shared target directory outlives every clone CI builds, and each clone's path gives its
+# crates new hashes: incremental caches (never reused by a fresh clone) are off, and
+# `sweep-target` removes artifacts no build has read for three days. Without both the directory
+# grew past 45 GB and filled the disk (2026-12-06).
+export CARGO_INCREMENTAL := 0
 
 VENV := $(CACHE)/venv
 # Python tools of the project, pinned here once: moto (AWS), cargo-lambda, and the OpenTelemetry
-# SDK with its OTLP/HTTP exporter (the OTLP receiver's tests export through it).
-PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
+# SDK with its OTLP/HTTP exporter (the OTLP receiver's tests export through it), and the
+# Prometheus client library whose parser reads the standalone server's `/metrics` in a test.
+PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 prometheus-client==0.26.0
 PY_STAMP := $(VENV)/.installed-$(shell echo '$(PY_TOOLS)' | md5sum | cut -c1-12)
 export PATH := $(VENV)/bin:$(PATH)
 
@@ -46,7 +52,7 @@ STACK := python3 infra/local/stack.py
 on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-stack.sh $(1); fi
 GATEWAY_PORT ?= 9000
 
-.PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch build stack-up stack-down stop status run test test-only lint fmt \
+.PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch build sweep-target stack-up stack-down stop status run test test-only lint fmt \
 	lint-infra package deploy-local fuzz-tools fuzz-api soak bench vendor-check vendor-test
 
 help:
@@ -167,6 +173,12 @@ fetch:
 build:
 	cargo build --workspace --bins
 
+## sweep-target: drop build artifacts no build has read for three days (cargo rebuilds any it
+## still needs) and the incremental caches.
+sweep-target:
+	@rm -rf $(CARGO_TARGET_DIR)/debug/incremental $(CARGO_TARGET_DIR)/release/incremental
+	@find $(CARGO_TARGET_DIR) -mindepth 2 -type f -atime +3 -delete 2>/dev/null || true
+
 stack-up: tools fetch build
 	$(STACK) start
 
@@ -221,7 +233,7 @@ prepare:
 ## the tests, the examples and the binaries the tests spawn with one feature resolution (a
 ## separate `--bins` build resolves without the dev-dependencies' features and rebuilt ~40
 ## crates). The vendored crate's tests run when their inputs changed (PATCHES.md, TESTED).
-test: prepare
+test: prepare sweep-target
 	$(MAKE) --no-print-directory lint lint-infra
 	cargo build --workspace --all-targets
 	$(MAKE) --no-print-directory vendor-check

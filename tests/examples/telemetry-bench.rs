@@ -67,7 +67,7 @@ async fn run() -> Result<(), String> {
         "http://127.0.0.1:9".into(),
     );
     otel.insert("OTEL_METRIC_EXPORT_INTERVAL".into(), "3600000".into());
-    let telemetry = gateway_telemetry::init(&otel, "telemetry-bench");
+    let telemetry = gateway_telemetry::init(&otel, "telemetry-bench", false);
     if !telemetry.is_exporting() {
         return Err("the OTLP recorder did not start".into());
     }

@@ -268,6 +268,33 @@ pub fn repo_root() -> std::path::PathBuf {
         .to_path_buf()
 }
 
+/// Runs the repository's Python script `script` (a path from the repository root) with `args`
+/// and `env` (the project's virtualenv is first on `PATH` under make), at most `timeout`; its
+/// stdout, after asserting it succeeded (the failure shows both streams).
+pub async fn run_python(
+    script: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    timeout: std::time::Duration,
+) -> String {
+    let out = tokio::process::Command::new("python3")
+        .arg(repo_root().join(script))
+        .args(args)
+        .envs(env.iter().copied())
+        .output();
+    let out = tokio::time::timeout(timeout, out)
+        .await
+        .unwrap_or_else(|_| panic!("{script} did not end within {timeout:?}"))
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{script}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Marks of server internals that no answer of the gateway may carry: Java class and package
 /// names and ZooKeeper paths ([cluster-safety]).
 pub const INTERNAL_MARKS: [&str; 4] = ["Exception", "java.", "org.apache", "/fluss/"];

@@ -60,10 +60,57 @@ async fn serve_standalone(
     let addr: SocketAddr = addr
         .parse()
         .map_err(|e| ServeError::Listen(format!("{LISTEN_ENV}={addr}: {e}")))?;
-    match crate::server::bind(addr) {
-        Ok(listener) => serve_on_with(listener, router, server).await,
-        Err(e) => Err(ServeError::Listen(format!("{addr}: {e}"))),
+    let listener =
+        crate::server::bind(addr).map_err(|e| ServeError::Listen(format!("{addr}: {e}")))?;
+    let metrics = match server.metrics_listen {
+        Some(addr) => Some(serve_metrics(addr)?),
+        None => None,
+    };
+    let served = serve_on_with(listener, router, server).await;
+    if let Some(metrics) = metrics {
+        metrics.abort();
     }
+    served
+}
+
+/// `GET /metrics` on `addr`: the metric families in the Prometheus text format, on a listener
+/// of its own (as the Fluss Gateway's `gateway.metrics.exporter.prometheus.listen`), with the
+/// standalone server's connection limits. No authentication: bind it where only the scraper
+/// reaches (the default is loopback).
+fn serve_metrics(addr: SocketAddr) -> Result<tokio::task::JoinHandle<()>, ServeError> {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let listener = crate::server::bind(addr)
+        .map_err(|e| ServeError::Listen(format!("metrics listener {addr}: {e}")))?;
+    let router = Router::new().route(
+        "/metrics",
+        axum::routing::get(|| async {
+            match gateway_telemetry::prometheus::render() {
+                Some(text) => (
+                    [(
+                        header::CONTENT_TYPE,
+                        gateway_telemetry::prometheus::CONTENT_TYPE,
+                    )],
+                    text,
+                )
+                    .into_response(),
+                None => StatusCode::NOT_FOUND.into_response(),
+            }
+        }),
+    );
+    tracing::info!(%addr, "serving metrics in the Prometheus format on /metrics");
+    Ok(tokio::spawn(async move {
+        let served = crate::server::serve_connections(
+            listener,
+            router,
+            ServerSettings::default(),
+            gateway_runtime::shutdown_signal(),
+        )
+        .await;
+        if let Err(e) = served {
+            tracing::warn!(error = %e, "the metrics listener stopped");
+        }
+    }))
 }
 
 /// A response body that is `Sync`: lambda_http's adapter must be `Send` to run on the

@@ -30,6 +30,7 @@ mod server;
 mod table_route;
 #[cfg(test)]
 mod test_support;
+mod tls;
 
 // What other crates use (function mains, the integration tests and benchmarks); everything else
 // is reached through its defining module inside the crate.

@@ -27,6 +27,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::error::{REQUEST_ID_HEADER, error_response};
+use crate::tls::{Refused, TlsAcceptor, TlsSettings};
 use gateway_runtime::ServeError;
 
 pub use gateway_core::settings::keys::server::{
@@ -50,7 +51,7 @@ const RESERVED_DESCRIPTORS: usize = 256;
 const NAMESPACE: &str = "gateway.server.";
 
 /// How the standalone server bounds its client connections (unused in Lambda).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSettings {
     /// A request head not complete within this time closes the connection without an answer
     /// (there is no request to answer yet). hyper runs the same timer while a kept-alive
@@ -63,6 +64,10 @@ pub struct ServerSettings {
     /// Connections beyond this many (or beyond the descriptor limit less a reserve) are
     /// closed as soon as they are accepted, with one WARN line per episode.
     pub max_connections: usize,
+    /// HTTPS with this profile (`gateway.rest.tls.profile`); plain HTTP when `None`.
+    pub tls: Option<TlsSettings>,
+    /// Where `GET /metrics` is served in the Prometheus format (`gateway.metrics.*`).
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 impl Default for ServerSettings {
@@ -71,6 +76,8 @@ impl Default for ServerSettings {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            tls: None,
+            metrics_listen: None,
         }
     }
 }
@@ -79,7 +86,7 @@ impl ServerSettings {
     /// Reads the settings from `map`; every problem is reported at once, by key.
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut server = ServerSettings::default();
-        settings::read(
+        let read = settings::read(
             map,
             &[NAMESPACE],
             &mut [
@@ -103,7 +110,23 @@ impl ServerSettings {
                 ),
             ],
             "server",
-        )?;
+        );
+        let tls = TlsSettings::from_map(map);
+        let metrics = settings::keys::metrics::prometheus_listen(map);
+        let problems: Vec<String> = [
+            read.err(),
+            tls.as_ref().err().cloned(),
+            metrics.as_ref().err().cloned(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|e| e.message().to_owned())
+        .collect();
+        if !problems.is_empty() {
+            return Err(GatewayError::invalid(problems.join("; ")));
+        }
+        server.tls = tls.ok().flatten();
+        server.metrics_listen = metrics.ok().flatten();
         Ok(server)
     }
 }
@@ -158,6 +181,12 @@ pub(crate) async fn serve_connections(
         body_read_timeout_ms = millis(limits.body_read_timeout),
         "serving"
     );
+    let tls = match &limits.tls {
+        Some(settings) => Some(Arc::new(
+            TlsAcceptor::start(settings).map_err(ServeError::Listen)?,
+        )),
+        None => None,
+    };
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
@@ -201,16 +230,25 @@ pub(crate) async fn serve_connections(
         // Responses are written in several pieces (head, compressed body chunks); Nagle's
         // algorithm would hold each behind the client's delayed ACK (~40 ms).
         let _ = stream.set_nodelay(true);
-        let router = router.clone();
-        let body_timeout = limits.body_read_timeout;
-        let service =
-            hyper::service::service_fn(move |req| serve_request(router.clone(), req, body_timeout));
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let connection = Connection {
+            http: http.clone(),
+            watcher: graceful.watcher(),
+            router: router.clone(),
+            body_timeout: limits.body_read_timeout,
+        };
+        let tls = tls.clone();
         tokio::spawn(async move {
-            // A timed-out head or a client that went away: routine under load, never a fault
-            // of the server, so not worth a line per connection above debug.
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "connection closed");
+            match tls {
+                None => connection.serve(stream).await,
+                Some(tls) => match tls.accept(stream).await {
+                    Ok(stream) => connection.serve(stream).await,
+                    // Refused and answered (plain HTTP), or a failed or silent handshake:
+                    // the client's doing, routine on a public port.
+                    Err(Refused::Plaintext) => tracing::debug!("plain HTTP on the TLS port"),
+                    Err(Refused::Handshake(e)) => {
+                        tracing::debug!(error = %e, "TLS handshake failed")
+                    }
+                },
             }
             drop(slot);
         });
@@ -222,6 +260,39 @@ pub(crate) async fn serve_connections(
     );
     graceful.shutdown().await;
     Ok(())
+}
+
+/// What a connection is served with once accepted (and, on the TLS port, decrypted).
+struct Connection {
+    http: hyper::server::conn::http1::Builder,
+    watcher: hyper_util::server::graceful::Watcher,
+    router: Router,
+    body_timeout: Duration,
+}
+
+impl Connection {
+    /// Serves the requests of `stream` until it closes, or until the server drains.
+    async fn serve<S>(self, stream: S)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let Connection {
+            http,
+            watcher,
+            router,
+            body_timeout,
+        } = self;
+        let service =
+            hyper::service::service_fn(move |req| serve_request(router.clone(), req, body_timeout));
+        // A timed-out head or a client that went away: routine under load, never a fault of
+        // the server, so not worth a line per connection above debug.
+        if let Err(e) = watcher
+            .watch(http.serve_connection(TokioIo::new(stream), service))
+            .await
+        {
+            tracing::debug!(error = %e, "connection closed");
+        }
+    }
 }
 
 /// One request through `router`, its body bounded by `body_timeout` from now (the head has
@@ -440,6 +511,8 @@ mod tests {
                 header_read_timeout: Duration::from_secs(2),
                 body_read_timeout: Duration::from_millis(500),
                 max_connections: 50,
+                tls: None,
+                metrics_listen: None,
             }
         );
     }

@@ -24,7 +24,7 @@ mod startup;
 pub use app::{App, EventLoop, Standalone};
 pub use error::ServeError;
 pub use lambda::{Hook, run_lambda};
-pub use serve::{SHUTDOWN_BUDGET, init_tracing, serve_app, shutdown_signal};
+pub use serve::{SHUTDOWN_BUDGET, in_lambda, init_tracing, serve_app, shutdown_signal};
 pub use startup::{
     OTLP_HEADERS_SECRET_ENV, check_unknown_keys, config_problems, new_pool,
     otlp_headers_from_secret, resolve_secret_references, run_function,

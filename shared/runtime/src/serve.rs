@@ -14,6 +14,12 @@ use crate::lambda::Hook;
 /// Set by the Lambda service and by `cargo lambda watch` for the functions it runs.
 const LAMBDA_RUNTIME_API_ENV: &str = "AWS_LAMBDA_RUNTIME_API";
 
+/// Whether `env` is a Lambda runtime's (or `cargo lambda watch`'s) environment: what a default
+/// that differs between Lambda and the standalone server is decided by.
+pub fn in_lambda(env: &std::collections::BTreeMap<String, String>) -> bool {
+    env.contains_key(LAMBDA_RUNTIME_API_ENV)
+}
+
 /// What the shutdown hook may take: Lambda gives a function about 500 ms after SIGTERM.
 pub const SHUTDOWN_BUDGET: Duration = Duration::from_millis(400);
 

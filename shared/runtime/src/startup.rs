@@ -38,8 +38,16 @@ where
         eprintln!("{name}: invalid configuration: {problem}");
         return std::process::ExitCode::from(2);
     }
-    let telemetry = Arc::new(gateway_telemetry::init(&env, name));
-    if telemetry.is_exporting() {
+    // `/metrics` is the standalone server's: under Lambda nothing could scrape it.
+    let prometheus = match gateway_core::settings::keys::metrics::prometheus_listen(&env) {
+        Ok(listen) => listen.is_some() && !crate::serve::in_lambda(&env),
+        Err(problem) => {
+            eprintln!("{name}: invalid configuration: {problem}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let telemetry = Arc::new(gateway_telemetry::init(&env, name, prometheus));
+    if telemetry.is_recording() {
         fluss_pool::metrics::describe();
     }
     let app = match build(env).await {

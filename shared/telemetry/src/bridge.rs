@@ -19,7 +19,7 @@ use opentelemetry::metrics::Meter;
 
 /// Bucket boundaries of `_seconds` histograms: 1 ms to 30 s (the SDK's default boundaries
 /// are meant for milliseconds).
-const SECONDS_BOUNDARIES: [f64; 14] = [
+pub(crate) const SECONDS_BOUNDARIES: [f64; 14] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 

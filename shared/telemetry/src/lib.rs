@@ -16,6 +16,7 @@
 
 pub mod families;
 pub mod logs;
+pub mod prometheus;
 pub mod trace;
 
 mod bridge;
@@ -30,17 +31,27 @@ pub use otlp::ExportSettings;
 /// configured.
 pub struct Telemetry {
     exporter: Option<otlp::Exporter>,
+    /// Whether the Prometheus exposition records ([`prometheus::render`]).
+    prometheus: bool,
 }
 
 impl Telemetry {
     /// No export (metrics recorded, if a recorder is installed elsewhere, go nowhere).
     pub fn disabled() -> Self {
-        Telemetry { exporter: None }
+        Telemetry {
+            exporter: None,
+            prometheus: false,
+        }
     }
 
     /// Whether metrics are exported over OTLP.
     pub fn is_exporting(&self) -> bool {
         self.exporter.is_some()
+    }
+
+    /// Whether metrics are recorded at all (exported over OTLP, or kept for `/metrics`).
+    pub fn is_recording(&self) -> bool {
+        self.exporter.is_some() || self.prometheus
     }
 
     /// Starts an export of everything recorded so far on the exporter's own thread and returns
@@ -61,44 +72,73 @@ impl Telemetry {
     }
 }
 
-/// Sets up logging from `env` ([`logs::init`]), and, when an OTLP endpoint is configured
-/// (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`), the metric
-/// recorder and its exporter. `function` names the process (`fluss-write`, …): the default
-/// service name and the `function` label of the cold-start counter.
+/// Sets up logging from `env` ([`logs::init`]), and the metric recorder: into the OTLP
+/// exporter when an endpoint is configured (`OTEL_EXPORTER_OTLP_ENDPOINT` or
+/// `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`), and into the Prometheus exposition when `prometheus`
+/// (the standalone server's `/metrics`), both at once when both are on. `function` names the
+/// process (`fluss-write`, …): the default service name and the `function` label of the
+/// cold-start counter.
 ///
 /// A telemetry problem never stops a function: it is logged (naming the variable, never its
 /// value) and export stays off. A second call keeps the first call's subscriber and recorder.
-pub fn init(env: &BTreeMap<String, String>, function: &'static str) -> Telemetry {
+pub fn init(env: &BTreeMap<String, String>, function: &'static str, prometheus: bool) -> Telemetry {
     logs::init(env);
-    let settings = match ExportSettings::from_map(env, function) {
-        Ok(Some(settings)) => settings,
+    let exported = match ExportSettings::from_map(env, function) {
+        Ok(Some(settings)) => match otlp::Exporter::start(&settings) {
+            Ok(started) => {
+                tracing::info!(
+                    receiver = %settings.receiver(),
+                    interval_s = settings.interval.as_secs(),
+                    temporality = settings.temporality_name(),
+                    "exporting metrics over OTLP/HTTP after each response"
+                );
+                Some(started)
+            }
+            Err(problem) => {
+                tracing::warn!(%problem, "metrics export off");
+                None
+            }
+        },
         Ok(None) => {
             tracing::debug!("metrics export off (no OTLP endpoint configured)");
-            return Telemetry::disabled();
+            None
         }
         Err(problem) => {
             tracing::warn!(%problem, "metrics export off");
-            return Telemetry::disabled();
+            None
         }
     };
-    match otlp::Exporter::start(&settings) {
-        Ok(exporter) => {
-            families::describe();
-            families::cold_start(function);
-            tracing::info!(
-                receiver = %settings.receiver(),
-                interval_s = settings.interval.as_secs(),
-                temporality = settings.temporality_name(),
-                "exporting metrics over OTLP/HTTP after each response"
-            );
-            Telemetry {
-                exporter: Some(exporter),
-            }
-        }
-        Err(problem) => {
-            tracing::warn!(%problem, "metrics export off");
-            Telemetry::disabled()
-        }
+    let exposed = if prometheus {
+        prometheus::recorder()
+    } else {
+        None
+    };
+    let (exporter, bridge) = match exported {
+        Some((exporter, bridge)) => (Some(exporter), Some(bridge)),
+        None => (None, None),
+    };
+    let prometheus = exposed.is_some();
+    let installed = match (bridge, exposed) {
+        (None, None) => return Telemetry::disabled(),
+        (Some(bridge), None) => metrics::set_global_recorder(bridge).map_err(drop),
+        (None, Some(exposed)) => metrics::set_global_recorder(exposed).map_err(drop),
+        (Some(bridge), Some(exposed)) => metrics::set_global_recorder(
+            metrics_util::layers::FanoutBuilder::default()
+                .add_recorder(bridge)
+                .add_recorder(exposed)
+                .build(),
+        )
+        .map_err(drop),
+    };
+    if installed.is_err() {
+        tracing::warn!("metrics off: a metrics recorder is already installed");
+        return Telemetry::disabled();
+    }
+    families::describe();
+    families::cold_start(function);
+    Telemetry {
+        exporter,
+        prometheus,
     }
 }
 

@@ -339,8 +339,11 @@ pub(crate) struct Exporter {
 }
 
 impl Exporter {
-    /// Builds the exporter, installs the `metrics` recorder over it and starts its thread.
-    pub(crate) fn start(settings: &ExportSettings) -> Result<Self, String> {
+    /// Builds the exporter and starts its thread; the `metrics` recorder that feeds it is
+    /// returned for the caller to install.
+    pub(crate) fn start(
+        settings: &ExportSettings,
+    ) -> Result<(Self, crate::bridge::Bridge), String> {
         let timeout = settings.timeout;
         // Built (and later dropped) off any async runtime: reqwest's blocking client refuses
         // to live inside one.
@@ -377,8 +380,7 @@ impl Exporter {
             .with_reader(reader)
             .build();
         let meter = opentelemetry::metrics::MeterProvider::meter(&provider, "fluss-gateway");
-        metrics::set_global_recorder(crate::bridge::Bridge::new(meter))
-            .map_err(|_| "a metrics recorder is already installed".to_owned())?;
+        let bridge = crate::bridge::Bridge::new(meter);
 
         let (commands, inbox) = mpsc::channel();
         let pending = Arc::new(AtomicBool::new(false));
@@ -387,7 +389,7 @@ impl Exporter {
             .name("otlp-export".into())
             .spawn(move || run(provider, inbox, flag))
             .map_err(|e| format!("cannot start the export thread: {e}"))?;
-        Ok(Exporter { commands, pending })
+        Ok((Exporter { commands, pending }, bridge))
     }
 
     pub(crate) fn export_soon(&self) {

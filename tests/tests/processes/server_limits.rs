@@ -31,7 +31,8 @@ const HEALTH: &[u8] = b"GET /health HTTP/1.1\r\nHost: gw\r\nConnection: close\r\
 const CREATE_DATABASE: &str = "POST /v1/clusters/default/databases HTTP/1.1\r\nHost: gw\r\n\
                                Content-Type: application/json\r\nConnection: close\r\n";
 
-static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// Held by each test that times a server (here and in `tls`): they take turns.
+pub(crate) static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// `fluss-gateway` with 2 s header-read and body-read timeouts, plus `extra` settings (which
 /// win).

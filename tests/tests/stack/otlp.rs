@@ -643,21 +643,13 @@ async fn the_python_sdk_exports_every_signal_into_fluss() {
     )
     .await;
     let endpoint = format!("http://{}{}", gw.addr, base(&database, "py"));
-    let script = integration_tests::repo_root().join("tests/otlp/python_sdk_export.py");
-    let out = tokio::process::Command::new("python3")
-        .arg(&script)
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), out)
-        .await
-        .expect("the SDK script ends")
-        .expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = integration_tests::run_python(
+        "tests/otlp/python_sdk_export.py",
+        &[],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)],
+        Duration::from_secs(120),
+    )
+    .await;
     let sent: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
         .expect("the script's summary");
     println!("[otlp] python sdk sent: {sent}");

@@ -405,11 +405,168 @@ pub mod server {
     ];
 }
 
+/// HTTPS of the standalone server (gateway-http `tls.rs`), with the Fluss Gateway's keys; keys
+/// `gateway.tls.profile.<name>.*` are checked by their owner.
+pub mod tls {
+    use super::{Key, Kind};
+
+    /// `gateway.rest.tls.profile`: the profile the REST listener serves HTTPS with.
+    pub const REST_TLS_PROFILE_KEY: &str = "gateway.rest.tls.profile";
+    /// `gateway.tls.profiles`: comma-separated profile names.
+    pub const PROFILES_KEY: &str = "gateway.tls.profiles";
+    /// Prefix of every per-profile key: `gateway.tls.profile.<name>.<setting>`.
+    pub const PROFILE_KEY_PREFIX: &str = "gateway.tls.profile.";
+    /// Per-profile setting: the PEM certificate chain.
+    pub const CERTIFICATE_FILE: &str = "certificate-file";
+    /// Per-profile setting: the PEM private key.
+    pub const PRIVATE_KEY_FILE: &str = "private-key-file";
+    /// Per-profile setting: the time a client has for its handshake.
+    pub const HANDSHAKE_TIMEOUT: &str = "handshake-timeout";
+    /// Per-profile setting (ours): how often the files are checked for a rotation.
+    pub const RELOAD_INTERVAL: &str = "reload-interval";
+
+    /// The TLS keys, for the settings registry and `docs/configuration.md`.
+    pub const KEYS: &[Key] = &[
+        Key::new(
+            REST_TLS_PROFILE_KEY,
+            Kind::Text,
+            "",
+            "standalone server: the TLS profile the REST listener serves HTTPS with; unset, plain HTTP",
+        ),
+        Key::new(
+            PROFILES_KEY,
+            Kind::Text,
+            "",
+            "comma-separated names of the TLS profiles",
+        ),
+        Key::new(
+            "gateway.tls.profile.<name>.certificate-file",
+            Kind::Text,
+            "",
+            "required per profile; PEM certificate chain, the server's certificate first",
+        ),
+        Key::new(
+            "gateway.tls.profile.<name>.private-key-file",
+            Kind::Text,
+            "",
+            "required per profile; PEM private key (PKCS#8, PKCS#1 or SEC1)",
+        ),
+        Key::new(
+            "gateway.tls.profile.<name>.handshake-timeout",
+            Kind::Duration,
+            "5s",
+            "time a client has to complete its TLS handshake",
+        ),
+        Key::new(
+            "gateway.tls.profile.<name>.reload-interval",
+            Kind::Duration,
+            "10s",
+            "how often the two files are checked; a changed pair that loads is served without a restart (0: never)",
+        ),
+    ];
+}
+
+/// The Prometheus exposition of the metric families (gateway-telemetry, gateway-http).
+pub mod metrics {
+    use super::{Key, Kind};
+
+    /// `gateway.metrics.enabled`: whether the standalone server serves `/metrics`.
+    pub const ENABLED_KEY: &str = "gateway.metrics.enabled";
+    /// `gateway.metrics.exporters`: the exporters; `prometheus` is the one there is.
+    pub const EXPORTERS_KEY: &str = "gateway.metrics.exporters";
+    /// `gateway.metrics.exporter.prometheus.listen`: where `/metrics` is served.
+    pub const PROMETHEUS_LISTEN_KEY: &str = "gateway.metrics.exporter.prometheus.listen";
+    /// The default of [`PROMETHEUS_LISTEN_KEY`], as the Fluss Gateway's.
+    pub const DEFAULT_PROMETHEUS_LISTEN: &str = "127.0.0.1:9095";
+
+    /// The metrics keys, for the settings registry and `docs/configuration.md`.
+    pub const KEYS: &[Key] = &[
+        Key::new(
+            ENABLED_KEY,
+            Kind::Bool,
+            "false",
+            "standalone server: serve the metric families in the Prometheus format (never under Lambda)",
+        ),
+        Key::new(
+            EXPORTERS_KEY,
+            Kind::Text,
+            "prometheus",
+            "the exporters of `gateway.metrics.enabled`: `prometheus` (OTLP export has its own `OTEL_*` variables)",
+        ),
+        Key::new(
+            PROMETHEUS_LISTEN_KEY,
+            Kind::Text,
+            DEFAULT_PROMETHEUS_LISTEN,
+            "the address of the `GET /metrics` listener",
+        ),
+    ];
+
+    /// Where the standalone server serves `GET /metrics` in the Prometheus format
+    /// (`gateway.metrics.*`, the Fluss Gateway's keys): `None` unless `gateway.metrics.enabled`.
+    /// `gateway.metrics.exporters` may name `prometheus` only; every key under `gateway.metrics.`
+    /// must be one of the three.
+    pub fn prometheus_listen(
+        map: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Option<std::net::SocketAddr>, crate::GatewayError> {
+        let mut enabled = false;
+        let mut exporters = "prometheus".to_owned();
+        let mut listen = DEFAULT_PROMETHEUS_LISTEN.to_owned();
+        let read = crate::settings::read(
+            map,
+            &["gateway.metrics."],
+            &mut [
+                (ENABLED_KEY, crate::settings::Slot::Bool(&mut enabled)),
+                (EXPORTERS_KEY, crate::settings::Slot::Text(&mut exporters)),
+                (
+                    PROMETHEUS_LISTEN_KEY,
+                    crate::settings::Slot::Text(&mut listen),
+                ),
+            ],
+            "metrics",
+        );
+        // Every problem at once: the ones `read` found come first, in its words.
+        let mut problems: Vec<String> = read
+            .err()
+            .map(|e| {
+                let m = e.message();
+                m.strip_prefix("invalid metrics configuration: ")
+                    .unwrap_or(m)
+                    .to_owned()
+            })
+            .into_iter()
+            .collect();
+        let named: Vec<&str> = exporters
+            .split(',')
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .collect();
+        if let Some(other) = named.iter().find(|e| !e.eq_ignore_ascii_case("prometheus")) {
+            problems.push(format!(
+                "`{EXPORTERS_KEY}`: unknown exporter `{other}` (the one there is: prometheus; OTLP export is set with the `OTEL_EXPORTER_OTLP_*` variables)"
+            ));
+        }
+        let addr = listen.parse::<std::net::SocketAddr>().map_err(|_| {
+            format!("`{PROMETHEUS_LISTEN_KEY}`: expected an IP address and port, such as `{DEFAULT_PROMETHEUS_LISTEN}`")
+        });
+        if let Err(problem) = &addr {
+            problems.push(problem.clone());
+        }
+        if !problems.is_empty() {
+            return Err(crate::GatewayError::invalid(format!(
+                "invalid metrics configuration: {}",
+                problems.join("; ")
+            )));
+        }
+        Ok(addr.ok().filter(|_| enabled && !named.is_empty()))
+    }
+}
+
 /// Namespaces whose owner checks every key itself (`gateway.cluster.<id>.*`,
-/// `gateway.ingest.route.<name>.*`).
-pub const OWNED_NAMESPACES: [&str; 2] = [
+/// `gateway.ingest.route.<name>.*`, `gateway.tls.profile.<name>.*`).
+pub const OWNED_NAMESPACES: [&str; 3] = [
     clusters::CLUSTER_KEY_PREFIX,
     ingest_routes::ROUTE_KEY_PREFIX,
+    tls::PROFILE_KEY_PREFIX,
 ];
 
 /// Every key of the registry, the list `docs/configuration.md` is checked against.
@@ -427,6 +584,8 @@ pub fn registry() -> Vec<Key> {
         ingest::KEYS,
         ingest_routes::KEYS,
         server::KEYS,
+        tls::KEYS,
+        metrics::KEYS,
     ]
     .concat()
 }
@@ -434,6 +593,41 @@ pub fn registry() -> Vec<Key> {
 #[cfg(test)]
 mod tests {
     use super::registry;
+    use crate::settings::map_of as map;
+
+    #[test]
+    fn prometheus_is_off_by_default_and_its_keys_are_checked() {
+        assert_eq!(super::metrics::prometheus_listen(&map(&[])).unwrap(), None);
+        assert_eq!(
+            super::metrics::prometheus_listen(&map(&[("FLUSS_GATEWAY__METRICS__ENABLED", "true")]))
+                .unwrap(),
+            Some("127.0.0.1:9095".parse().unwrap())
+        );
+        assert_eq!(
+            super::metrics::prometheus_listen(&map(&[
+                ("gateway.metrics.enabled", "true"),
+                ("gateway.metrics.exporter.prometheus.listen", "0.0.0.0:9100"),
+            ]))
+            .unwrap(),
+            Some("0.0.0.0:9100".parse().unwrap())
+        );
+        let e = super::metrics::prometheus_listen(&map(&[
+            ("gateway.metrics.enabled", "yes please"),
+            ("gateway.metrics.exporters", "prometheus,statsd"),
+            ("gateway.metrics.exporter.prometheus.listen", "localhost"),
+            ("gateway.metrics.exporter.prometheus.port", "9100"),
+        ]))
+        .unwrap_err()
+        .to_string();
+        for needle in [
+            "`gateway.metrics.enabled`",
+            "unknown exporter `statsd`",
+            "`gateway.metrics.exporter.prometheus.listen`: expected an IP address and port",
+            "`gateway.metrics.exporter.prometheus.port`: unknown key",
+        ] {
+            assert!(e.contains(needle), "{needle}: {e}");
+        }
+    }
 
     #[test]
     fn every_key_of_the_registry_is_documented_in_both_forms() {

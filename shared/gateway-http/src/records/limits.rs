@@ -14,6 +14,10 @@ pub use gateway_core::settings::keys::write::{
 };
 /// Default max rows (as the Fluss Gateway).
 pub const DEFAULT_MAX_ROWS: usize = 10_000;
+/// Default body cap outside Lambda, as the Fluss Gateway's: the standalone server has no payload
+/// limit in front of it. In Lambda (and under `cargo lambda watch`) the default is
+/// [`DEFAULT_MAX_REQUEST_BYTES`], the synchronous payload limit no larger body passes.
+pub const DEFAULT_STANDALONE_MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 /// Default concurrent writes (as the Fluss Gateway); a Lambda container serves one at a time,
 /// the standalone server many.
 pub const DEFAULT_MAX_CONCURRENT: usize = 64;
@@ -25,7 +29,8 @@ const NAMESPACE: &str = "gateway.rest.write.";
 pub struct WriteLimits {
     /// More entries → 413 `limit_exceeded`.
     pub max_rows: usize,
-    /// A larger body → 413 `limit_exceeded` (default 6 MiB, the Lambda payload limit).
+    /// A larger body → 413 `limit_exceeded` (default 6 MiB in Lambda, its payload limit; 32 MiB
+    /// standalone).
     pub max_request_bytes: usize,
     /// Writes in flight beyond this → 429 `resource_exhausted`.
     pub max_concurrent: usize,
@@ -42,9 +47,13 @@ impl Default for WriteLimits {
 }
 
 impl WriteLimits {
-    /// Reads the limits from `map`; every problem is reported at once, by key.
+    /// Reads the limits from `map`; every problem is reported at once, by key. The body cap's
+    /// default depends on where the function runs ([`gateway_runtime::in_lambda`]).
     pub fn from_map(map: &BTreeMap<String, String>) -> Result<Self, GatewayError> {
         let mut limits = WriteLimits::default();
+        if !gateway_runtime::in_lambda(map) {
+            limits.max_request_bytes = DEFAULT_STANDALONE_MAX_REQUEST_BYTES;
+        }
         settings::read(
             map,
             &[NAMESPACE],
@@ -71,8 +80,15 @@ mod tests {
     #[test]
     fn defaults_and_both_key_forms() {
         assert_eq!(
-            WriteLimits::from_map(&map(&[("PATH", "/bin")])).unwrap(),
+            WriteLimits::from_map(&map(&[("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")])).unwrap(),
             WriteLimits::default()
+        );
+        assert_eq!(
+            WriteLimits::from_map(&map(&[("PATH", "/bin")]))
+                .unwrap()
+                .max_request_bytes,
+            32 * 1024 * 1024,
+            "standalone, as the Fluss Gateway"
         );
         let l = WriteLimits::from_map(&map(&[
             ("FLUSS_GATEWAY__REST__WRITE__MAX_ROWS", "5"),
