@@ -141,7 +141,7 @@ fn row_object(v: Value, op: WriteOp) -> Result<Row, String> {
     match v {
         Value::Object(row) => Ok(row),
         other => Err(format!(
-            "`{op}` must be a JSON object of column values, got {}",
+            "row must be a JSON object, got {} (`{op}` holds the row's column values)",
             json_kind(&other)
         )),
     }

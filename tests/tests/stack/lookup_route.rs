@@ -81,7 +81,10 @@ async fn bad_keys_are_400_naming_the_key_index_and_column(gw: &Gateway, path: &T
             json!([{"id":1,"tag":"t1"},{"id":"x","tag":"t2"}]),
             "key 1: column `id` expects",
         ),
-        (json!([{"id":1}]), "key 0: column `tag` is required"),
+        (
+            json!([{"id":1}]),
+            "key 0: column `tag` is required and was not provided",
+        ),
         (
             json!([{"id":1,"tag":"t1"},{"id":2,"tag":"t2"},{"id":3,"tag":"t3","b":true}]),
             "key 2: column `b` is not a key column",
@@ -92,7 +95,7 @@ async fn bad_keys_are_400_naming_the_key_index_and_column(gw: &Gateway, path: &T
         ),
         (
             json!([{"id":1,"tag":null}]),
-            "key 0: column `tag` must not be null",
+            "key 0: column `tag` is required and must not be null",
         ),
         (json!([]), "`keys`"),
     ];

@@ -463,7 +463,11 @@ fn strings_and_chars() {
         datum(&c, json!("äbc")),
         Datum::String("äbc".to_owned().into())
     );
-    assert!(err(&c, json!("abcd")).contains("longer than CHAR(3)"));
+    assert!(
+        err(&c, json!("abcd")).contains(
+            "expects CHAR(3) (a JSON string of at most 3 code points), got 4 code points"
+        )
+    );
 }
 
 #[test]
@@ -843,11 +847,17 @@ fn full_rows_null_versus_missing_and_unknown_columns() {
     let e = c
         .decode_full(RowRef::Entry("a"), &obj(json!({"id": 1})))
         .unwrap_err();
-    assert_eq!(e.message(), "entry `a`: column `qty` is required");
+    assert_eq!(
+        e.message(),
+        "entry `a`: column `qty` is required and was not provided"
+    );
     let e = c
         .decode_full(RowRef::Entry("a"), &obj(json!({"id": 1, "qty": null})))
         .unwrap_err();
-    assert_eq!(e.message(), "entry `a`: column `qty` must not be null");
+    assert_eq!(
+        e.message(),
+        "entry `a`: column `qty` is required and must not be null"
+    );
     let e = c
         .decode_full(
             RowRef::Entry("a"),
@@ -948,13 +958,13 @@ fn deletes_and_keys() {
         c.decode_key(RowRef::Key(4), &obj(json!({})))
             .unwrap_err()
             .message(),
-        "key 4: column `id` is required"
+        "key 4: column `id` is required and was not provided"
     );
     assert_eq!(
         c.decode_key(RowRef::Key(5), &obj(json!({"id": null})))
             .unwrap_err()
             .message(),
-        "key 5: column `id` must not be null"
+        "key 5: column `id` is required and must not be null"
     );
 }
 

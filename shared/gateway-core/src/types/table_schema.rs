@@ -115,7 +115,7 @@ fn columns(req: &CreateTableRequest, pk: &[String]) -> Result<Vec<Column>, Gatew
         let in_pk = pk.contains(&c.name);
         if in_pk && c.nullable == Some(true) {
             return Err(GatewayError::invalid(format!(
-                "primary-key column `{}` cannot be nullable",
+                "primary-key column `{}` must not declare nullable: true",
                 c.name
             )));
         }

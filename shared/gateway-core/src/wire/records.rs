@@ -382,7 +382,7 @@ impl RawWriteEntry {
         match row {
             Value::Object(row) => Ok(WriteEntry { id, op, row }),
             other => Err(GatewayError::invalid(format!(
-                "entry `{id}`: `{op}` must be a JSON object of column values, got {}",
+                "entry `{id}`: row must be a JSON object, got {} (`{op}` holds the row's column values)",
                 json_kind(&other)
             ))),
         }
@@ -578,7 +578,7 @@ mod tests {
             ),
             (
                 b"{\"append\":[1]}",
-                "line 1: entry `1`: `append` must be a JSON object",
+                "line 1: entry `1`: row must be a JSON object, got an array (`append` holds",
             ),
         ];
         for (body, want) in cases {
@@ -684,11 +684,12 @@ mod tests {
         let e = write_error(json!({"entries":[{"id":"e7","upsert":null}]}));
         assert_eq!(
             e.message(),
-            "entry `e7`: `upsert` must be a JSON object of column values, got null"
+            "entry `e7`: row must be a JSON object, got null (`upsert` holds the row's column values)"
         );
         let e = write_error(json!({"entries":[{"id":"e8","append":[1,2]}]}));
         assert!(
-            e.message().starts_with("entry `e8`: `append`"),
+            e.message()
+                .starts_with("entry `e8`: row must be a JSON object, got an array (`append`"),
             "{}",
             e.message()
         );

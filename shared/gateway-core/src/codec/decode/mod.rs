@@ -225,12 +225,12 @@ impl RowCodec {
                     Ok(Datum::Null)
                 } else if value.is_none() {
                     Err(GatewayError::invalid(format!(
-                        "{row}: column `{}` is required",
+                        "{row}: column `{}` is required and was not provided",
                         col.name
                     )))
                 } else {
                     Err(GatewayError::invalid(format!(
-                        "{row}: column `{}` must not be null",
+                        "{row}: column `{}` is required and must not be null",
                         col.name
                     )))
                 }

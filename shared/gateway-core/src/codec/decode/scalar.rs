@@ -384,7 +384,7 @@ pub(in crate::codec) fn decode_scalar_into(
             let len = c.length() as usize;
             if s.chars().count() > len {
                 return Err(ValueError::new(format!(
-                    "is longer than CHAR({len}) allows ({} characters)",
+                    "expects CHAR({len}) (a JSON string of at most {len} code points), got {} code points",
                     s.chars().count()
                 )));
             }
