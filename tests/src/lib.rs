@@ -309,6 +309,20 @@ pub fn assert_no_internals(what: &str, body: &[u8]) {
     }
 }
 
+/// Runs `cmd` to its end and returns its stdout, trimmed, after asserting it succeeded (the
+/// failure shows its stderr); `what` names the program in messages.
+pub fn output_of(cmd: &mut std::process::Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what} does not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 /// A binary of the workspace built by `cargo build --workspace --bins` (the Makefile builds them
 /// before the tests): `$CARGO_TARGET_DIR/debug/<name>`, else `<repo>/target/debug/<name>`.
 pub fn workspace_bin(name: &str) -> std::path::PathBuf {

@@ -28,19 +28,14 @@ pub struct Secured {
 /// `request_timeout` (a setting value such as `5s`).
 pub fn secured_env(stack: &Stack, request_timeout: &str) -> Secured {
     let secret_id = unique_name("suite-keys");
-    let out = Command::new(workspace_bin("fluss-gateway-keys"))
-        .args(["--secret-id", &secret_id, "create", "--principal", "suite"])
-        .args(["--scope", "ops=*"])
-        .envs(stack.aws_env())
-        .stdin(Stdio::null())
-        .output()
-        .expect("fluss-gateway-keys runs (make build)");
-    assert!(
-        out.status.success(),
-        "fluss-gateway-keys create: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let api_key = crate::output_of(
+        Command::new(workspace_bin("fluss-gateway-keys"))
+            .args(["--secret-id", &secret_id, "create", "--principal", "suite"])
+            .args(["--scope", "ops=*"])
+            .envs(stack.aws_env())
+            .stdin(Stdio::null()),
+        "fluss-gateway-keys create (make build)",
     );
-    let api_key = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     let mut env = stack.aws_env();
     let admin_password = stack.sasl_password("admin").to_owned();
     for (k, v) in [

@@ -187,7 +187,10 @@ mod tests {
             ("c1", "orders", WriteOp::Append)
         );
         let e = bare(b"[1]", 0, &route, WriteOp::Append, "c1").unwrap_err();
-        assert!(e.contains("`append` must be a JSON object"), "{e}");
+        assert!(
+            e.contains("row must be a JSON object, got an array (`append` holds"),
+            "{e}"
+        );
         assert!(bare(b"{", 0, &route, WriteOp::Append, "c1").is_err());
         let e = bare(
             br#"{"id":7,"v":[0.0,-2e-999]}"#,

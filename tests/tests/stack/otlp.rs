@@ -842,25 +842,13 @@ service:
 
 /// A key of `principal` `otlp` with `scope` in `secret_id` (moto's Secrets Manager).
 fn keys(stack: &Stack, secret_id: &str, scope: &str) -> String {
-    let out = std::process::Command::new(integration_tests::workspace_bin("fluss-gateway-keys"))
-        .args([
-            "--secret-id",
-            secret_id,
-            "create",
-            "--principal",
-            "otlp",
-            "--scope",
-            scope,
-        ])
-        .envs(stack.aws_env())
-        .output()
-        .expect("fluss-gateway-keys runs (make build)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    integration_tests::output_of(
+        std::process::Command::new(integration_tests::workspace_bin("fluss-gateway-keys"))
+            .args(["--secret-id", secret_id, "create", "--principal", "otlp"])
+            .args(["--scope", scope])
+            .envs(stack.aws_env()),
+        "fluss-gateway-keys create (make build)",
+    )
 }
 
 /// An export needs the `write` scope on every table it may write to: a key granted
