@@ -100,6 +100,13 @@ fn serve_metrics(addr: SocketAddr) -> Result<tokio::task::JoinHandle<()>, ServeE
     );
     tracing::info!(%addr, "serving metrics in the Prometheus format on /metrics");
     Ok(tokio::spawn(async move {
+        let upkeep = tokio::spawn(async {
+            let mut ticks = tokio::time::interval(std::time::Duration::from_secs(5));
+            loop {
+                ticks.tick().await;
+                gateway_telemetry::prometheus::upkeep();
+            }
+        });
         let served = crate::server::serve_connections(
             listener,
             router,
@@ -107,6 +114,7 @@ fn serve_metrics(addr: SocketAddr) -> Result<tokio::task::JoinHandle<()>, ServeE
             gateway_runtime::shutdown_signal(),
         )
         .await;
+        upkeep.abort();
         if let Err(e) = served {
             tracing::warn!(error = %e, "the metrics listener stopped");
         }

@@ -38,5 +38,14 @@ pub fn render() -> Option<String> {
     Some(handle.render())
 }
 
+/// Folds the histogram samples recorded since the last upkeep into their buckets. The listener
+/// runs it every few seconds: samples otherwise wait for a scrape, and a scraper that never
+/// comes must not let them grow without bound.
+pub fn upkeep() {
+    if let Some(handle) = HANDLE.get() {
+        handle.run_upkeep();
+    }
+}
+
 /// The content type of [`render`]'s text.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
