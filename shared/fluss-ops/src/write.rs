@@ -60,6 +60,8 @@ struct Writers {
     append: Option<Arc<AppendWriter>>,
     upsert: Option<Arc<UpsertWriter>>,
     delete: Option<Arc<UpsertWriter>>,
+    /// The table written: the connection's health judges each table's writer on its own.
+    table_id: i64,
 }
 
 impl Writers {
@@ -92,6 +94,7 @@ impl Writers {
             append,
             upsert,
             delete,
+            table_id: handle.table_id(),
         })
     }
 
@@ -250,7 +253,7 @@ async fn write_batch<'body>(
         row
     });
     let pending = submit_all(conn, &writers, submitted, deadline)?;
-    let acks = await_acks(conn, pending, deadline).await;
+    let acks = await_acks(conn, writers.table_id, pending, deadline).await;
     let key: Vec<usize> = codec
         .primary_key_names()
         .filter_map(|name| codec.column_position(name))
@@ -328,6 +331,7 @@ fn submit_all<'body, R: std::borrow::Borrow<DecodedEntry<'body>>>(
 /// time is never reported as a timeout merely because an earlier one was slow.
 async fn await_acks(
     conn: &PooledConnection,
+    table_id: i64,
     pending: Vec<Pending>,
     deadline: &Deadline,
 ) -> Vec<Ack> {
@@ -369,9 +373,9 @@ async fn await_acks(
     }
     // Health is recorded once per request, not once per row.
     if acked > 0 {
-        conn.record_write_acked();
+        conn.record_write_acked(table_id);
     } else if timed_out > 0 {
-        conn.record_write_timeout();
+        conn.record_write_timeout(table_id);
     }
     if let Some(e) = &first_error {
         conn.record_error("write", e);
@@ -478,7 +482,7 @@ async fn resend_refused<'body>(
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(LEADER_BACKOFF_MAX);
         let again = match submit_all(conn, writers, refused.iter().map(|&i| &rows[i]), deadline) {
-            Ok(pending) => await_acks(conn, pending, deadline).await,
+            Ok(pending) => await_acks(conn, writers.table_id, pending, deadline).await,
             Err(e) => refused.iter().map(|_| Ack::Done(Err(e.clone()))).collect(),
         };
         for (i, ack) in refused.into_iter().zip(again) {

@@ -18,9 +18,8 @@ use crate::health::{Health, HealthSnapshot, is_connection_level, is_server_answe
 use crate::leaders::{self, LeaderWait};
 use crate::metrics::Stats;
 
-/// The `what` of [`PooledConnection::call`] for awaiting write acks: its outcome also tells
-/// whether the connection's writer moves (see [`PooledConnection::record_write_timeout`]).
-pub const WRITE: &str = "write";
+/// The `what` of a write's health records and timeouts.
+const WRITE: &str = "write";
 use crate::table::{Resolved, TableCache, TableHandle};
 
 /// A pooled connection to one cluster as one identity.
@@ -134,17 +133,9 @@ impl PooledConnection {
             return Err(deadline.timeout_error(what));
         }
         match deadline.race(fut).await {
-            None if what == WRITE => {
-                self.record_write_timeout();
-                Err(deadline.timeout_error(what))
-            }
             None => {
                 self.record_timeout(what);
                 Err(deadline.timeout_error(what))
-            }
-            Some(Ok(v)) if what == WRITE => {
-                self.record_write_acked();
-                Ok(v)
             }
             Some(Ok(v)) => {
                 self.record_success();
@@ -163,20 +154,23 @@ impl PooledConnection {
         self.health.record_ok();
     }
 
-    /// Records acked writes: the cluster answered and the connection's writer moves.
-    pub fn record_write_acked(&self) {
+    /// Records acked writes to the table `table_id`: the cluster answered and the
+    /// connection's writer moves for that table.
+    pub fn record_write_acked(&self, table_id: i64) {
         self.health.record_ok();
-        self.health.record_write_ok();
+        self.health.record_write_ok(table_id);
     }
 
-    /// Records writes not acked in time: besides the call timeout, a stall of the writer
-    /// (`health.max-failures` in a row rebuild the connection whatever else succeeds).
-    pub fn record_write_timeout(&self) {
-        let stalls = self.health.record_write_stall();
+    /// Records writes to the table `table_id` not acked in time: besides the call timeout, a
+    /// stall of the writer (`health.max-failures` in a row for one table rebuild the
+    /// connection, whatever else succeeds, acks to other tables included).
+    pub fn record_write_timeout(&self, table_id: i64) {
+        let stalls = self.health.record_write_stall(table_id);
         tracing::warn!(
             cluster = %self.cluster_id,
             identity = self.identity_kind,
             generation = self.generation,
+            table_id,
             stalls,
             "writes not acknowledged in time; the writer is suspect"
         );

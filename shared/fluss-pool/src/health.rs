@@ -5,6 +5,8 @@
 //! timed out or failed at the connection level; an error the server answered proves the
 //! connection alive. The decision is a pure function so it is tested without a cluster.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -123,10 +125,14 @@ const NOT_PROBED: u32 = u32::MAX;
 pub(crate) struct Health {
     origin: Instant,
     failures: AtomicU32,
-    /// Writes in a row that timed out, reset only by a write ack: a wedged writer (fluss-rs'
-    /// sender can spin after a cluster restart without sending anything) is not cleared by
-    /// the metadata and admin calls that still succeed around it.
-    write_stalls: AtomicU32,
+    /// Writes in a row that timed out, per table id, reset only by a write ack to the same
+    /// table: a wedged writer (fluss-rs' sender can spin after a cluster restart without
+    /// sending anything) is not cleared by the metadata and admin calls that still succeed
+    /// around it, nor by acks to another table (after a TabletServer restart, a log table's
+    /// writes were acked again while a primary-key table's timed out for 20 s and more: one
+    /// counter for both was reset by every log ack and never reached the rebuild). Only
+    /// tables with a stall are held, so the map stays as small as the tables in trouble.
+    write_stalls: Mutex<HashMap<i64, u32>>,
     probed_at: AtomicU32,
     last_ok_ms: AtomicU64,
 }
@@ -136,7 +142,7 @@ impl Health {
         Health {
             origin: Instant::now(),
             failures: AtomicU32::new(0),
-            write_stalls: AtomicU32::new(0),
+            write_stalls: Mutex::new(HashMap::new()),
             probed_at: AtomicU32::new(NOT_PROBED),
             last_ok_ms: AtomicU64::new(0),
         }
@@ -160,16 +166,33 @@ impl Health {
             .saturating_add(1)
     }
 
-    /// A write timed out; returns the number of writes in a row that did.
-    pub(crate) fn record_write_stall(&self) -> u32 {
-        self.write_stalls
-            .fetch_add(1, Ordering::Relaxed)
-            .saturating_add(1)
+    /// A write to `table_id` timed out; returns the number of its writes in a row that did.
+    pub(crate) fn record_write_stall(&self, table_id: i64) -> u32 {
+        let mut stalls = self.stalls();
+        let n = stalls.entry(table_id).or_insert(0);
+        *n = n.saturating_add(1);
+        *n
     }
 
-    /// A write was acked: the writer moves.
-    pub(crate) fn record_write_ok(&self) {
-        self.write_stalls.store(0, Ordering::Relaxed);
+    /// A write to `table_id` was acked: the writer moves for that table.
+    pub(crate) fn record_write_ok(&self, table_id: i64) {
+        let mut stalls = self.stalls();
+        if !stalls.is_empty() {
+            stalls.remove(&table_id);
+        }
+    }
+
+    /// The most writes in a row that timed out for any one table.
+    fn worst_stall(&self) -> u32 {
+        self.stalls().values().copied().max().unwrap_or(0)
+    }
+
+    fn stalls(&self) -> std::sync::MutexGuard<'_, HashMap<i64, u32>> {
+        // A panic while the map was held cannot leave it inconsistent (each change is one
+        // insert or remove), so a poisoned lock is used as it is.
+        self.write_stalls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A probe passed: the connection is usable until further failures.
@@ -197,7 +220,7 @@ impl Health {
         };
         // A probe only proves the bootstrap server answers, not that the writer sends:
         // `max_failures` write timeouts in a row with no ack rebuild the connection.
-        if self.write_stalls.load(Ordering::Relaxed) >= policy.max_failures.max(1) {
+        if self.worst_stall() >= policy.max_failures.max(1) {
             return Action::Rebuild;
         }
         decide(s.consecutive_failures, probed_at, s.idle_for, policy)
@@ -223,12 +246,31 @@ mod tests {
         let h = Health::new();
         for n in 1..=3 {
             assert_eq!(h.decide(&p), Action::Use, "before stall {n}");
-            assert_eq!(h.record_write_stall(), n);
+            assert_eq!(h.record_write_stall(7), n);
             // A metadata or admin call the cluster answered in between.
             h.record_ok();
         }
         assert_eq!(h.decide(&p), Action::Rebuild);
-        h.record_write_ok();
+        h.record_write_ok(7);
+        assert_eq!(h.decide(&p), Action::Use);
+    }
+
+    #[test]
+    fn one_table_stalling_rebuilds_even_while_another_tables_writes_are_acked() {
+        let p = policy();
+        let h = Health::new();
+        for n in 1..=3 {
+            assert_eq!(h.decide(&p), Action::Use, "before stall {n}");
+            assert_eq!(h.record_write_stall(1), n);
+            h.record_write_ok(2);
+            h.record_ok();
+        }
+        assert_eq!(h.decide(&p), Action::Rebuild);
+        // Stalls of different tables do not add up: each table's writer is judged alone.
+        let h = Health::new();
+        for table in 1..=3 {
+            assert_eq!(h.record_write_stall(table), 1);
+        }
         assert_eq!(h.decide(&p), Action::Use);
     }
 
