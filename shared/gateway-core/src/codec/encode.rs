@@ -3,9 +3,9 @@
 //! Owns the output half of the wire format: one JSON object per row, one key per column, every
 //! value rendered so that a JavaScript client loses nothing (BIGINT and DECIMAL as strings,
 //! non-finite floats as `"NaN"`/`"Infinity"`/`"-Infinity"`, binary as base64, temporal values as
-//! ISO 8601 strings at their declared precision). It refuses nothing a valid row holds, except
-//! calendar values outside jiff's range (years -9999..=9999), which the decoder rejects on the way
-//! in as well; those, and unreadable cells, become `internal` errors naming the column path.
+//! ISO 8601 strings at their declared precision, years past 9999 with a `+`). It refuses nothing
+//! a valid row holds: unreadable cells and corrupt temporal values become `internal` errors
+//! naming the column path.
 //!
 //! Rows are read through fluss-rs's getters only, so the same code serves `GenericRow`, the
 //! compacted rows of lookups and Arrow-backed `ColumnarRow`s, nested values included.
@@ -36,7 +36,7 @@ use crate::error::GatewayError;
 /// # Errors
 ///
 /// `internal` (500) when the row does not match `row_type` (field count, a cell of another
-/// type, a corrupt nested value) or holds a date or timestamp outside years -9999..=9999. The
+/// type, a corrupt nested value or timestamp). The
 /// message names the column path, e.g. ``column `v.items[1]` ``, and never contains the data.
 pub fn encode_row(
     row_type: &RowType,
@@ -339,7 +339,7 @@ fn read_str<'g>(
 
 fn out_of_range(path: &Path<'_>, data_type: &DataType) -> GatewayError {
     path.error(format_args!(
-        "the stored {} value is outside the supported years -9999 to 9999",
+        "the stored {} value is corrupt (its nanosecond of millisecond is out of range)",
         type_name(data_type)
     ))
 }

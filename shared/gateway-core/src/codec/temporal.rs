@@ -23,6 +23,7 @@ const MAX_TIME_FRACTION_DIGITS: u32 = 3;
 /// jiff prints at most nanoseconds; TIMESTAMP precision cannot exceed it either.
 const MAX_TIMESTAMP_FRACTION_DIGITS: u32 = 9;
 const UNIX_EPOCH: jiff::civil::Date = jiff::civil::date(1970, 1, 1);
+const NANOS_PER_DAY: i128 = 86_400_000_000_000;
 
 /// A `u32` of the schema (a precision, a length) as a `usize`. The encoder's too: it lives here
 /// because the encoder depends on this module, never the other way round.
@@ -30,11 +31,22 @@ pub(super) fn to_usize(n: u32) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-/// Civil arithmetic rather than `jiff::Timestamp`: the timestamp range stops a day short of the
-/// civil one, and TIMESTAMP (no zone) is a civil value anyway.
-fn civil_date(days_since_epoch: i64) -> Option<jiff::civil::Date> {
-    let span = jiff::Span::new().try_days(days_since_epoch).ok()?;
-    UNIX_EPOCH.checked_add(span).ok()
+/// Days in 400 Gregorian years: the calendar repeats after them, day for day, which is how
+/// years beyond jiff's ±9999 are read and written (shifted by whole cycles into its range).
+const DAYS_PER_400_YEARS: i64 = 146_097;
+
+/// The civil date `days_since_epoch` days from 1970-01-01, as its year (any, however far out)
+/// and a date of jiff's with the same month and day. Civil arithmetic rather than
+/// `jiff::Timestamp`: the timestamp range stops a day short of the civil one, and TIMESTAMP
+/// (no zone) is a civil value anyway.
+fn civil_date(days_since_epoch: i64) -> Option<(i64, jiff::civil::Date)> {
+    // Whole 400-year cycles taken off leave a date in 1970..2370, well inside jiff's range.
+    let cycles = days_since_epoch.div_euclid(DAYS_PER_400_YEARS);
+    let days = days_since_epoch.rem_euclid(DAYS_PER_400_YEARS);
+    let span = jiff::Span::new().try_days(days).ok()?;
+    let date = UNIX_EPOCH.checked_add(span).ok()?;
+    let year = i64::from(date.year()).checked_add(cycles.checked_mul(400)?)?;
+    Some((year, date))
 }
 
 fn civil_time(millis_of_day: i64, nano_of_milli: i32) -> Option<jiff::civil::Time> {
@@ -64,19 +76,24 @@ fn timestamp_string(
     precision: u32,
     suffix: &str,
 ) -> Option<String> {
-    let date = civil_date(epoch_millis.div_euclid(MILLIS_PER_DAY))?;
+    let (year, date) = civil_date(epoch_millis.div_euclid(MILLIS_PER_DAY))?;
     let time = civil_time(epoch_millis.rem_euclid(MILLIS_PER_DAY), nano_of_milli)?;
     let digits = to_usize(precision.min(MAX_TIMESTAMP_FRACTION_DIGITS));
-    let mut out = iso_date(date);
+    let mut out = iso_date(year, date);
     write!(out, "T{time:.digits$}{suffix}").ok()?;
     Some(out)
 }
 
-/// `YYYY-MM-DD`, with a `-` and four digits for years before year 0 (as Java's `LocalDate`
-/// prints them), which the decoder accepts back; jiff would print six-digit years.
-fn iso_date(date: jiff::civil::Date) -> String {
-    let year = date.year();
-    let sign = if year < 0 { "-" } else { "" };
+/// `YYYY-MM-DD` as Java's `LocalDate` and the Fluss Gateway print it: at least four year
+/// digits, a `-` for years before year 0 and a `+` for years past 9999 (ISO 8601's expanded
+/// form), which the decoder accepts back; jiff would print six-digit years. `date` gives the
+/// month and day.
+fn iso_date(year: i64, date: jiff::civil::Date) -> String {
+    let sign = match year {
+        ..0 => "-",
+        10_000.. => "+",
+        _ => "",
+    };
     format!(
         "{sign}{:04}-{:02}-{:02}",
         year.unsigned_abs(),
@@ -85,9 +102,10 @@ fn iso_date(date: jiff::civil::Date) -> String {
     )
 }
 
-/// A DATE (days since the epoch) as `YYYY-MM-DD`; `None` outside years -9999..=9999.
+/// A DATE (days since the epoch) as `YYYY-MM-DD`, for any year a DATE holds (`None` cannot
+/// happen: 400-year cycles of an `i32` day count fit an `i64`).
 pub(super) fn date_string(days_since_epoch: i32) -> Option<String> {
-    civil_date(i64::from(days_since_epoch)).map(iso_date)
+    civil_date(i64::from(days_since_epoch)).map(|(year, date)| iso_date(year, date))
 }
 
 /// A TIME (milliseconds of the day) with `precision` fraction digits (at most the 3 Fluss
@@ -98,8 +116,8 @@ pub(super) fn time_string(millis_of_day: i32, precision: u32) -> Option<String> 
     Some(format!("{time:.digits$}"))
 }
 
-/// A TIMESTAMP with exactly `precision` fraction digits and no zone; `None` outside years
-/// -9999..=9999.
+/// A TIMESTAMP with exactly `precision` fraction digits and no zone; `None` for a nanosecond
+/// of millisecond outside 0..=999999 (a corrupt value).
 pub(super) fn timestamp_ntz_string(ts: &TimestampNtz, precision: u32) -> Option<String> {
     timestamp_string(
         ts.get_millisecond(),
@@ -110,7 +128,7 @@ pub(super) fn timestamp_ntz_string(ts: &TimestampNtz, precision: u32) -> Option<
 }
 
 /// A TIMESTAMP_LTZ as a UTC instant (`Z`) with exactly `precision` fraction digits; `None`
-/// outside years -9999..=9999.
+/// for a nanosecond of millisecond outside 0..=999999 (a corrupt value).
 pub(super) fn timestamp_ltz_string(ts: &TimestampLtz, precision: u32) -> Option<String> {
     timestamp_string(
         ts.get_epoch_millisecond(),
@@ -135,16 +153,67 @@ pub(super) fn six_digit_year(s: &str) -> std::borrow::Cow<'_, str> {
     format!("{sign}{}{}", "0".repeat(6 - digits), &s[1..]).into()
 }
 
-/// `YYYY-MM-DD` (a leading `-` for years before year 0) → days since 1970-01-01.
+/// `YYYY-MM-DD` (a leading `-` for years before year 0, `+` and five or more digits for years
+/// past 9999) → days since 1970-01-01.
 pub(super) fn date(v: &Scalar<'_>) -> VResult<i32> {
     let s = string(v).map_err(|_| expected_scalar("a date string \"YYYY-MM-DD\"", v))?;
-    let d = parse_date(s).ok_or_else(|| {
+    let bad = || {
         ValueError::new(format!(
             "expects a date \"YYYY-MM-DD\", got \"{}\"",
             clip(s)
         ))
-    })?;
-    Ok(days_since_epoch(d))
+    };
+    if let Some(d) = parse_date(s) {
+        return Ok(days_since_epoch(d));
+    }
+    let days = date_days(s).ok_or_else(bad)?;
+    i32::try_from(days)
+        .map_err(|_| ValueError::new(format!("is out of range for DATE: \"{}\"", clip(s))))
+}
+
+/// A DATE (days since 1970-01-01) from a date text's bytes, any form [`date`] takes: the
+/// streaming decoder's path, which never builds a message (`None` lets the reference path
+/// give it).
+pub(super) fn date_of_bytes(b: &[u8]) -> Option<i32> {
+    if let Some(d) = parse_date_bytes(b) {
+        return Some(days_since_epoch(d));
+    }
+    i32::try_from(date_days(std::str::from_utf8(b).ok()?)?).ok()
+}
+
+/// Days since 1970-01-01 of a date text of any year ([`parse_date`]'s forms and
+/// [`expanded_year`]'s).
+fn date_days(s: &str) -> Option<i64> {
+    if let Some(d) = parse_date(s) {
+        return Some(i64::from(days_since_epoch(d)));
+    }
+    let (text, cycles) = expanded_year(s)?;
+    let d = parse_date(&text)?;
+    i64::from(days_since_epoch(d)).checked_add(cycles.checked_mul(DAYS_PER_400_YEARS)?)
+}
+
+/// A text starting with a year in a form jiff does not read — ISO 8601's expanded form (a
+/// sign, then four or more digits: `+10000-01-01`, `-12345-06-07T…`, `+2026-01-31`) or five or
+/// more digits without a sign (`10000-01-01`), as the Fluss Gateway reads them — rewritten
+/// with a year of 2000..2400 that has the same calendar (whole 400-year cycles taken off), and
+/// the cycles taken. `None` for any other text, which the plain rules then decide.
+pub(super) fn expanded_year(s: &str) -> Option<(String, i64)> {
+    let (negative, start, min_digits) = match s.as_bytes().first()? {
+        b'+' => (false, 1, 4),
+        b'-' => (true, 1, 4),
+        _ => (false, 0, 5),
+    };
+    let digits = s[start..].bytes().take_while(u8::is_ascii_digit).count();
+    let end = start + digits;
+    // Eighteen digits stay inside an i64; no DATE or timestamp reaches that far anyway.
+    if !(min_digits..=18).contains(&digits) || s.as_bytes().get(end) != Some(&b'-') {
+        return None;
+    }
+    let magnitude: i64 = s[start..end].parse().ok()?;
+    let year = if negative { -magnitude } else { magnitude };
+    let cycles = (year - 2000).div_euclid(400);
+    let shifted = year - cycles * 400;
+    Some((format!("{shifted:04}{}", &s[end..]), cycles))
 }
 
 /// `[-]YYYY[YY]-MM-DD` (a four- to six-digit year) → the date, when it exists. Read as bytes:
@@ -339,24 +408,13 @@ fn split_millis(nanos_total: i128) -> VResult<(i64, i32)> {
     Ok((ms, ns))
 }
 
-/// Epoch milliseconds of -9999-01-01T00:00:00Z, the first instant the
-/// gateway can render back as ISO text.
-const MIN_EPOCH_MILLIS: i64 = -377_705_116_800_000;
-/// Epoch milliseconds of 9999-12-31T23:59:59.999Z, the last instant the gateway can render.
-const MAX_EPOCH_MILLIS: i64 = 253_402_300_799_999;
-
 fn epoch_millis(n: &serde_json::Number, ty: &str) -> VResult<(i64, i32)> {
     let ms = n.as_i64().ok_or_else(|| {
         ValueError::new(format!(
             "expects an ISO-8601 string or integer epoch milliseconds for {ty}, got {n}"
         ))
     })?;
-    // A value that could be stored but never read back as text is refused up front.
-    if !(MIN_EPOCH_MILLIS..=MAX_EPOCH_MILLIS).contains(&ms) {
-        return Err(ValueError::new(format!(
-            "{ms} is out of the supported range for {ty} (years -9999 to 9999)"
-        )));
-    }
+    // Every i64 of milliseconds is read back as text (years past 9999 with a `+`).
     Ok((ms, 0))
 }
 
@@ -385,7 +443,7 @@ pub(super) fn timestamp_ntz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32
             clip(s)
         )));
     }
-    let date = parse_date(date_part).ok_or_else(bad)?;
+    let days = date_days(date_part).ok_or_else(bad)?;
     let tb = time_part.as_bytes();
     if tb.len() < 8 || tb[2] != b':' || tb[5] != b':' {
         return Err(bad());
@@ -399,7 +457,7 @@ pub(super) fn timestamp_ntz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32
         "TIMESTAMP",
         precision,
     )?;
-    let nanos = i128::from(days_since_epoch(date)) * 86_400_000_000_000 + i128::from(time);
+    let nanos = i128::from(days) * NANOS_PER_DAY + i128::from(time);
     split_millis(nanos)
 }
 
@@ -437,7 +495,10 @@ pub(super) fn timestamp_ltz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32
         )));
     }
     check_not_leap_second(s, time_part.as_bytes())?;
-    let text = six_digit_year(s);
+    let (text, cycles) = match expanded_year(s) {
+        Some((text, cycles)) => (text.into(), cycles),
+        None => (six_digit_year(s), 0),
+    };
     let bad = || {
         ValueError::new(format!(
             "expects a date-time with zone \"YYYY-MM-DDTHH:MM:SS[.f]Z\", got \"{}\"",
@@ -446,7 +507,8 @@ pub(super) fn timestamp_ltz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32
     };
     let nanos = jiff::Timestamp::from_str(&text)
         .map_err(|_| bad())?
-        .as_nanosecond();
+        .as_nanosecond()
+        + i128::from(cycles) * i128::from(DAYS_PER_400_YEARS) * NANOS_PER_DAY;
     // jiff takes offsets up to ±25:59:59; beyond ±18:00 (java.time's bound, and no zone has
     // ever been further out) the text is almost surely a typo, and the instant it gives is
     // not one the caller meant.

@@ -20,7 +20,7 @@ use fluss::row::{Date, Datum, GenericRow};
 use serde_json::{Map, Value};
 
 use super::row_ref::RowRef;
-use super::temporal::{days_since_epoch, parse_date_bytes};
+use super::temporal::date_of_bytes;
 use super::{ColumnSpec, RowCodec};
 use crate::error::GatewayError;
 use crate::names::check_partition_value;
@@ -289,7 +289,7 @@ pub(super) fn decode_ascii_text_into(
             *slot = Datum::Blob(data.into())
         }
         DataType::Date(_) => {
-            *slot = Datum::Date(Date::new(days_since_epoch(parse_date_bytes(text)?)))
+            *slot = Datum::Date(Date::new(date_of_bytes(text)?))
         }
         _ => return None,
     }
