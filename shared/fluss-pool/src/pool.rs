@@ -91,7 +91,7 @@ impl Pool {
         self.inner.clusters.get(cluster).ok_or_else(|| {
             GatewayError::new(
                 ErrorCode::ClusterNotFound,
-                format!("cluster `{cluster}` is not configured"),
+                format!("unknown cluster `{cluster}`"),
             )
         })
     }
@@ -468,7 +468,7 @@ mod tests {
             .await
             .expect_err("unknown cluster");
         assert_eq!(err.code(), ErrorCode::ClusterNotFound);
-        assert_eq!(err.message(), "cluster `other` is not configured");
+        assert_eq!(err.message(), "unknown cluster `other`");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

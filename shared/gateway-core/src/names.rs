@@ -68,7 +68,8 @@ pub fn check_name(what: &str, name: &str) -> Result<(), GatewayError> {
     match name_problem(name) {
         None => Ok(()),
         Some(reason) => Err(GatewayError::invalid(format!(
-            "{what} {} is invalid: {reason}",
+            "invalid {} name {}: {reason}",
+            what.strip_suffix("_name").unwrap_or(what),
             shown(name)
         ))),
     }
@@ -99,7 +100,7 @@ pub fn check_partition_value(what: &str, value: &str) -> Result<(), GatewayError
     match partition_value_problem(value) {
         None => Ok(()),
         Some(reason) => Err(GatewayError::invalid(format!(
-            "{what}: partition value {} is invalid: {reason}",
+            "{what}: invalid partition value {}: {reason}",
             shown(value)
         ))),
     }
@@ -244,7 +245,7 @@ mod tests {
         let e = check_name("table", "a\u{9f}\u{0}b").expect_err("refused");
         assert_eq!(e.code(), crate::ErrorCode::InvalidArgument);
         assert!(
-            e.message().starts_with("table `a\\u{9f}\\0b` is invalid"),
+            e.message().starts_with("invalid table name `a\\u{9f}\\0b`"),
             "{}",
             e.message()
         );

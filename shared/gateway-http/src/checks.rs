@@ -16,7 +16,7 @@ pub fn ensure_json_content_type(headers: &HeaderMap) -> Result<(), GatewayError>
     } else {
         Err(GatewayError::new(
             ErrorCode::UnsupportedMediaType,
-            "the request body must be application/json",
+            "Content-Type must be application/json or application/*+json",
         ))
     }
 }
@@ -43,7 +43,7 @@ pub fn ensure_accepts_json(headers: &HeaderMap) -> Result<(), GatewayError> {
     } else {
         Err(GatewayError::new(
             ErrorCode::NotAcceptable,
-            "this route answers application/json only",
+            "this operation answers `application/json` only",
         ))
     }
 }
@@ -54,7 +54,7 @@ pub fn ensure_no_query(uri: &Uri) -> Result<(), GatewayError> {
     match uri.query() {
         None => Ok(()),
         Some(_) => Err(GatewayError::invalid(
-            "this route takes no query parameters",
+            "this operation does not accept query parameters",
         )),
     }
 }

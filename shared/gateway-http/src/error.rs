@@ -51,10 +51,21 @@ pub fn error_response(error: &GatewayError, request_id: &str) -> Response {
 
 /// Our error for a status the framework answered by itself (no route, wrong method, an
 /// extractor's rejection). Its own body is plain text meant for developers, so it is replaced
-/// by a fixed client-safe message.
-pub(crate) fn framework_error(status: StatusCode, method: &str) -> GatewayError {
+/// by a fixed client-safe message. `unrouted`, the path of a request no route serves, is
+/// named as the Fluss Gateway names it (`no route for GET /v2/x`), cut to a bounded length.
+pub(crate) fn framework_error(
+    status: StatusCode,
+    method: &str,
+    unrouted: Option<&str>,
+) -> GatewayError {
     let (code, message) = match status {
-        StatusCode::NOT_FOUND => (ErrorCode::NotFound, "no such route".to_owned()),
+        StatusCode::NOT_FOUND => (
+            ErrorCode::NotFound,
+            match unrouted {
+                Some(path) => format!("no route for {method} {}", clip_path(path)),
+                None => "no such route".to_owned(),
+            },
+        ),
         StatusCode::METHOD_NOT_ALLOWED => (
             ErrorCode::MethodNotAllowed,
             format!("method {method} is not allowed on this route"),
@@ -69,7 +80,7 @@ pub(crate) fn framework_error(status: StatusCode, method: &str) -> GatewayError 
         ),
         StatusCode::UNSUPPORTED_MEDIA_TYPE => (
             ErrorCode::UnsupportedMediaType,
-            "the request body must be application/json".to_owned(),
+            "Content-Type must be application/json or application/*+json".to_owned(),
         ),
         StatusCode::TOO_MANY_REQUESTS => (
             ErrorCode::ResourceExhausted,
@@ -79,10 +90,7 @@ pub(crate) fn framework_error(status: StatusCode, method: &str) -> GatewayError 
             ErrorCode::Unavailable,
             "the service is unavailable".to_owned(),
         ),
-        StatusCode::GATEWAY_TIMEOUT => (
-            ErrorCode::Timeout,
-            "the request did not complete in time".to_owned(),
-        ),
+        StatusCode::GATEWAY_TIMEOUT => (ErrorCode::Timeout, "request deadline exceeded".to_owned()),
         s if s.is_client_error() => (
             ErrorCode::InvalidArgument,
             "the request is malformed".to_owned(),
@@ -90,6 +98,17 @@ pub(crate) fn framework_error(status: StatusCode, method: &str) -> GatewayError 
         _ => (ErrorCode::Internal, "internal error".to_owned()),
     };
     GatewayError::new(code, message)
+}
+
+/// The longest path a 404 repeats: a request line may be kilobytes long, an answer stays short.
+const MAX_SHOWN_PATH: usize = 200;
+
+/// `path` as an answer shows it: at most [`MAX_SHOWN_PATH`] characters, then `…`.
+fn clip_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.char_indices().nth(MAX_SHOWN_PATH) {
+        Some((end, _)) => format!("{}…", &path[..end]).into(),
+        None => path.into(),
+    }
 }
 
 /// A handler's error: rendered by the request-context middleware, the one place that knows the
@@ -154,7 +173,11 @@ mod tests {
             (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
             (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
         ] {
-            assert_eq!(framework_error(status, "GET").code(), code, "{status}");
+            assert_eq!(
+                framework_error(status, "GET", None).code(),
+                code,
+                "{status}"
+            );
         }
     }
 }

@@ -110,8 +110,8 @@ async fn refuse_declared_oversize(
         Some(length) if length > u64::try_from(allowed).unwrap_or(u64::MAX) => {
             axum::response::IntoResponse::into_response(crate::error::ApiError(
                 gateway_core::GatewayError::limit(format!(
-                    "the request body is too large: `Content-Length` declares {length} bytes, \
-                     the limit is {max_request_bytes}"
+                    "request body of {length} bytes exceeds the limit of {max_request_bytes} \
+                     bytes (as its `Content-Length` declares)"
                 )),
             ))
         }
@@ -240,6 +240,8 @@ async fn serve_request(
     let route = template.unwrap_or("unmatched");
     let request_id = ctx.request_id.clone();
     let (mut parts, body) = req.into_parts();
+    // A path no route serves is named in the 404, as the Fluss Gateway names it.
+    let unrouted = template.is_none().then(|| parts.uri.path().to_owned());
     // An OTLP route answers every error in its request's encoding (the OTLP specification).
     let otlp_content_type = routes::otlp_signal(route).and_then(|_| {
         parts
@@ -298,7 +300,7 @@ async fn serve_request(
             }
         }
     };
-    let mut response = normalise(response, method, &request_id);
+    let mut response = normalise(response, method, unrouted.as_deref(), &request_id);
     if routes::otlp_signal(route).is_some() {
         response = crate::otlp::status::as_status(response, otlp_content_type.as_deref()).await;
     }
@@ -326,6 +328,7 @@ async fn admit(
             return Err(framework_error(
                 axum::http::StatusCode::METHOD_NOT_ALLOWED,
                 method.as_str(),
+                None,
             ));
         }
         // In `trust` mode every caller is the anonymous one anyway (routers of tests and
@@ -338,6 +341,7 @@ async fn admit(
             return Err(framework_error(
                 axum::http::StatusCode::NOT_FOUND,
                 method.as_str(),
+                None,
             ));
         }
     };
@@ -427,8 +431,13 @@ impl<F: Future> Future for CatchPanic<F> {
 }
 
 /// Renders a handler's error, re-renders a framework error in our envelope, and stamps the
-/// request id on every response.
-fn normalise(response: Response, method: &Method, request_id: &str) -> Response {
+/// request id on every response. `unrouted` is the path of a request no route serves.
+fn normalise(
+    response: Response,
+    method: &Method,
+    unrouted: Option<&str>,
+    request_id: &str,
+) -> Response {
     if let Some(PendingError(error)) = response.extensions().get::<PendingError>().cloned() {
         return error_response(&error, request_id);
     }
@@ -438,7 +447,8 @@ fn normalise(response: Response, method: &Method, request_id: &str) -> Response 
     {
         // The `Allow` header of a 405 tells the caller what would work: keep it.
         let allow = response.headers().get(axum::http::header::ALLOW).cloned();
-        let mut rendered = error_response(&framework_error(status, method.as_str()), request_id);
+        let error = framework_error(status, method.as_str(), unrouted);
+        let mut rendered = error_response(&error, request_id);
         if let Some(allow) = allow {
             rendered
                 .headers_mut()
@@ -583,7 +593,20 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(resp.status(), StatusCode::NOT_FOUND);
-        assert_eq!(envelope(resp).await["error"]["code"], "not_found");
+        let body = envelope(resp).await;
+        assert_eq!(body["error"]["code"], "not_found");
+        // Named as the Fluss Gateway names it; a long path is cut short.
+        assert_eq!(body["error"]["message"], "no route for GET /nope");
+        let long = format!("/{}", "a".repeat(5000));
+        let resp = app()
+            .oneshot(Request::delete(long.as_str()).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let message = envelope(resp).await["error"]["message"].clone();
+        assert_eq!(
+            message,
+            format!("no route for DELETE /{}…", "a".repeat(199))
+        );
 
         let resp = app()
             .oneshot(Request::get("/echo").body(Body::empty()).unwrap())

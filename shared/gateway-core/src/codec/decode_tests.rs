@@ -555,8 +555,14 @@ fn years_past_9999_are_read_in_the_expanded_form_as_the_fluss_gateway_reads_them
     };
     let day = 2_932_897 * 86_400_000;
     assert_eq!(millis(&ltz, json!("+10000-01-01T00:00:00Z")), (day, 0));
-    assert_eq!(millis(&ltz, json!("+10000-01-01T01:00:00.5+01:00")), (day + 500, 0));
-    assert_eq!(millis(&ntz, json!("+10000-01-01T00:00:01.250")), (day + 1250, 0));
+    assert_eq!(
+        millis(&ltz, json!("+10000-01-01T01:00:00.5+01:00")),
+        (day + 500, 0)
+    );
+    assert_eq!(
+        millis(&ntz, json!("+10000-01-01T00:00:01.250")),
+        (day + 1250, 0)
+    );
     assert!(err(&ltz, json!("+10000-01-01T00:00:00+18:30")).contains("beyond ±18:00"));
     assert!(err(&ntz, json!("+10000-01-01T00:00:00Z")).contains("has a zone or offset"));
 }
@@ -1221,7 +1227,7 @@ fn partition_values_that_fluss_cannot_store_are_refused_wherever_they_come_from(
     assert_eq!(full.code(), crate::ErrorCode::InvalidArgument);
     assert!(
         full.message()
-            .starts_with("entry `e1`: column `dt`: partition value"),
+            .starts_with("entry `e1`: column `dt`: invalid partition value"),
         "{}",
         full.message()
     );

@@ -610,7 +610,9 @@ fn read_back_ltz3(text: &serde_json::Value) -> i64 {
 
 /// A value the encoder wrote, decoded again as the only column of a row of `data_type`.
 fn read_back(data_type: DataType, text: &serde_json::Value) -> GenericRow<'static> {
-    let codec = crate::codec::RowCodec::from_parts(1, 1, row_type(vec![("v", data_type)]), &[], &[]).unwrap();
+    let codec =
+        crate::codec::RowCodec::from_parts(1, 1, row_type(vec![("v", data_type)]), &[], &[])
+            .unwrap();
     let row = serde_json::Map::from_iter([("v".to_owned(), text.clone())]);
     codec
         .decode_full(crate::codec::RowRef::Entry("e"), &row)

@@ -133,13 +133,13 @@ fn columns(req: &CreateTableRequest, pk: &[String]) -> Result<Vec<Column>, Gatew
 fn schema(columns: Vec<Column>, pk: &[String]) -> Result<Schema, GatewayError> {
     let mut schema = Schema::builder().with_columns(columns);
     if !pk.is_empty() {
-        schema = schema
-            .primary_key(pk.to_vec())
-            .map_err(|e| GatewayError::invalid(format!("invalid primary key: {e}")))?;
+        schema = schema.primary_key(pk.to_vec()).map_err(|e| {
+            GatewayError::invalid(format!("invalid table schema: invalid primary key: {e}"))
+        })?;
     }
     schema
         .build()
-        .map_err(|e| GatewayError::invalid(format!("invalid schema: {e}")))
+        .map_err(|e| GatewayError::invalid(format!("invalid table schema: {e}")))
 }
 
 /// The `distribution`, when given: bucket keys are declared, outside the partition columns and

@@ -80,9 +80,7 @@ impl WriteRequest {
     /// a generic JSON extractor so validation messages reach the caller verbatim.
     pub fn from_json_slice(body: &[u8]) -> Result<Self, GatewayError> {
         let raw: RawWriteRequest = serde_json::from_slice(body).map_err(|e| {
-            GatewayError::invalid(format!(
-                "the request body is not a valid write request: {e}"
-            ))
+            GatewayError::invalid(format!("the request body is not a valid write body: {e}"))
         })?;
         let request = raw.validate()?;
         request.ensure_no_vanishing_number(body)?;
@@ -147,7 +145,7 @@ impl<'de> Deserialize<'de> for WriteRequest {
 pub fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayError> {
     if entries > max_rows {
         return Err(GatewayError::limit(format!(
-            "the request has {entries} entries; at most {max_rows} are allowed"
+            "this write request carries {entries} rows but the limit is {max_rows}"
         )));
     }
     Ok(())
@@ -368,14 +366,14 @@ impl RawWriteEntry {
             (Some(only), None) => only,
             (None, _) => {
                 return Err(GatewayError::invalid(format!(
-                    "entry `{id}`: exactly one of `append`, `upsert`, `delete` is required, \
-                     found none"
+                    "entry `{id}` must carry exactly one of append, upsert, or delete, found \
+                     none"
                 )));
             }
             (Some((a, _)), Some((b, _))) => {
                 return Err(GatewayError::invalid(format!(
-                    "entry `{id}`: exactly one of `append`, `upsert`, `delete` is required, \
-                     found `{a}` and `{b}`"
+                    "entry `{id}` must carry exactly one of append, upsert, or delete, found \
+                     `{a}` and `{b}`"
                 )));
             }
         };
@@ -570,7 +568,7 @@ mod tests {
             (b"{\"a\":1}\n{\"secret-value\n", "line 2: not valid JSON"),
             (
                 b"{\"append\":{},\"upsert\":{}}",
-                "line 1: entry `1`: exactly one of",
+                "line 1: entry `1` must carry exactly one of",
             ),
             (
                 b"{\"id\":\"2\",\"append\":{}}\n{\"a\":1}\n",
@@ -595,8 +593,7 @@ mod tests {
 
     #[test]
     fn a_bad_body_is_answered_before_an_earlier_refusal() {
-        let refusal =
-            GatewayError::new(ErrorCode::ClusterNotFound, "cluster `x` is not configured");
+        let refusal = GatewayError::new(ErrorCode::ClusterNotFound, "unknown cluster `x`");
         let good = br#"{"entries":[{"id":"a","upsert":{}},{"id":"b","upsert":{}}]}"#;
         assert_eq!(
             WriteRequest::bad_body_or(refusal.clone(), good, 2),
@@ -673,13 +670,13 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::InvalidArgument);
         assert_eq!(
             e.message(),
-            "entry `e1`: exactly one of `append`, `upsert`, `delete` is required, found none"
+            "entry `e1` must carry exactly one of append, upsert, or delete, found none"
         );
         let e = write_error(json!({"entries":[{"id":"e1","upsert":{"k":1},"delete":null}]}));
         assert_eq!(
             e.message(),
-            "entry `e1`: exactly one of `append`, `upsert`, `delete` is required, \
-             found `upsert` and `delete`"
+            "entry `e1` must carry exactly one of append, upsert, or delete, found `upsert` \
+             and `delete`"
         );
         let e = write_error(json!({"entries":[{"id":"e7","upsert":null}]}));
         assert_eq!(
@@ -695,7 +692,10 @@ mod tests {
         );
         // Through the Deserialize impl the same message comes out.
         let err = parse::<WriteRequest>(json!({"entries":[{"id":"e1"}]})).unwrap_err();
-        assert!(err.contains("entry `e1`: exactly one of"), "{err}");
+        assert!(
+            err.contains("entry `e1` must carry exactly one of"),
+            "{err}"
+        );
     }
 
     #[test]

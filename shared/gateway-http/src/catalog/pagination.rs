@@ -41,7 +41,7 @@ pub(crate) fn page_query(query: Option<&str>, listing: &str) -> Result<PageQuery
             "max_results" => {
                 if page.max_results.is_some() {
                     return Err(GatewayError::invalid(
-                        "`max_results` may be given only once",
+                        "query parameter `max_results` is repeated",
                     ));
                 }
                 let n = value.trim().parse::<u32>().map_err(|_| {
@@ -54,14 +54,16 @@ pub(crate) fn page_query(query: Option<&str>, listing: &str) -> Result<PageQuery
             }
             "page_token" => {
                 if page.page_token.is_some() {
-                    return Err(GatewayError::invalid("`page_token` may be given only once"));
+                    return Err(GatewayError::invalid(
+                        "query parameter `page_token` is repeated",
+                    ));
                 }
                 page.page_token = Some(value);
             }
             other => {
                 let shown: String = other.chars().take(64).collect();
                 return Err(GatewayError::invalid(format!(
-                    "unknown query parameter `{shown}`; listings take only `max_results` and `page_token`"
+                    "unsupported query parameter `{shown}`; listings take only `max_results` and `page_token`"
                 )));
             }
         }

@@ -199,11 +199,13 @@ fn prefix_filter(query: Option<&str>) -> Result<Option<String>, GatewayError> {
         if name != "prefix" {
             let shown: String = name.chars().take(64).collect();
             return Err(GatewayError::invalid(format!(
-                "unknown query parameter `{shown}`; this route takes only `prefix`"
+                "unsupported query parameter `{shown}`; this route takes only `prefix`"
             )));
         }
         if prefix.is_some() {
-            return Err(GatewayError::invalid("`prefix` may be given only once"));
+            return Err(GatewayError::invalid(
+                "query parameter `prefix` is repeated",
+            ));
         }
         prefix =
             Some(percent_decode(value).ok_or_else(|| {
@@ -545,7 +547,7 @@ mod tests {
     async fn configs_cheap_checks_answer_before_touching_fluss() {
         let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
             (
-                "unknown query parameter",
+                "unsupported query parameter",
                 Request::get(format!("{URL}?limit=3"))
                     .body(Body::empty())
                     .unwrap(),

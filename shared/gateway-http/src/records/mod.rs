@@ -409,7 +409,7 @@ mod tests {
             body["error"]["message"]
                 .as_str()
                 .unwrap()
-                .contains("at most 2")
+                .contains("the limit is 2")
         );
 
         let big = format!(

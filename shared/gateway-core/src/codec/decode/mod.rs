@@ -288,9 +288,7 @@ pub(super) fn decode_ascii_text_into(
             }
             *slot = Datum::Blob(data.into())
         }
-        DataType::Date(_) => {
-            *slot = Datum::Date(Date::new(date_of_bytes(text)?))
-        }
+        DataType::Date(_) => *slot = Datum::Date(Date::new(date_of_bytes(text)?)),
         _ => return None,
     }
     Some(())
