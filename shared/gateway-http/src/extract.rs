@@ -124,7 +124,13 @@ impl Input {
     /// The body bytes of a JSON body, unparsed (the write route decodes them against the table
     /// schema): 415 unless declared JSON, 413/400 when unreadable.
     pub fn json_bytes(self) -> Result<Bytes, GatewayError> {
-        ensure_json_content_type(&self.headers)?;
+        // The write route's refusal names its one more type, NDJSON, after the official words.
+        ensure_json_content_type(&self.headers).map_err(|e| {
+            GatewayError::new(
+                e.code(),
+                format!("{}, or application/x-ndjson", e.message()),
+            )
+        })?;
         self.body.map_err(body_error)
     }
 
