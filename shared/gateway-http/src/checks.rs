@@ -70,9 +70,45 @@ pub(crate) fn body_error(rejection: axum::extract::rejection::BytesRejection) ->
     }
 }
 
+/// The parameters of a query string, each named in `allowed`, given once and with a value
+/// (percent-decoded), in the order sent: a typo'd, repeated or empty parameter is a 400, never
+/// silently ignored. `takes` ends the refusal of an unknown name (`listings take only …`).
+pub(crate) fn query_params<'q>(
+    query: Option<&'q str>,
+    allowed: &[&str],
+    takes: &str,
+) -> Result<Vec<(&'q str, String)>, GatewayError> {
+    let mut params: Vec<(&str, String)> = Vec::new();
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let shown: String = name.chars().take(64).collect();
+        if !allowed.contains(&name) {
+            return Err(GatewayError::invalid(format!(
+                "unsupported query parameter `{shown}`; {takes}"
+            )));
+        }
+        if params.iter().any(|(seen, _)| *seen == name) {
+            return Err(GatewayError::invalid(format!(
+                "query parameter `{shown}` is repeated"
+            )));
+        }
+        // `?max_results` alone is a mistake, not a request for the default.
+        if !pair.contains('=') {
+            return Err(GatewayError::invalid(format!(
+                "query parameter `{shown}` has no value"
+            )));
+        }
+        let value = percent_decode(value).ok_or_else(|| {
+            GatewayError::invalid(format!("`{shown}` is not valid percent-encoded UTF-8"))
+        })?;
+        params.push((name, value));
+    }
+    Ok(params)
+}
+
 /// Decodes `application/x-www-form-urlencoded` text (`+` is a space), as query values are
 /// sent; `None` when malformed or not UTF-8.
-pub(crate) fn percent_decode(text: &str) -> Option<String> {
+fn percent_decode(text: &str) -> Option<String> {
     let mut bytes = Vec::with_capacity(text.len());
     let mut rest = text.bytes();
     while let Some(b) = rest.next() {

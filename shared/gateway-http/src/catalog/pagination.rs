@@ -16,7 +16,7 @@ use gateway_core::GatewayError;
 use gateway_core::wire::PageQuery;
 use sha2::{Digest, Sha256};
 
-use crate::checks::percent_decode;
+use crate::checks::query_params;
 
 /// Longest token accepted: a Fluss name is at most a few hundred bytes, and a partition name a
 /// few values of that, so anything longer is not ours.
@@ -32,40 +32,18 @@ const SUM: usize = 8;
 /// of this listing's.
 pub(crate) fn page_query(query: Option<&str>, listing: &str) -> Result<PageQuery, GatewayError> {
     let mut page = PageQuery::default();
-    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let value = percent_decode(value).ok_or_else(|| {
-            GatewayError::invalid(format!("`{name}` is not valid percent-encoded UTF-8"))
-        })?;
-        match name {
-            "max_results" => {
-                if page.max_results.is_some() {
-                    return Err(GatewayError::invalid(
-                        "query parameter `max_results` is repeated",
-                    ));
-                }
-                let n = value.trim().parse::<u32>().map_err(|_| {
-                    GatewayError::invalid(format!(
-                        "`max_results` must be an integer between 1 and {}",
-                        PageQuery::MAX_MAX_RESULTS
-                    ))
-                })?;
-                page.max_results = Some(n);
-            }
-            "page_token" => {
-                if page.page_token.is_some() {
-                    return Err(GatewayError::invalid(
-                        "query parameter `page_token` is repeated",
-                    ));
-                }
-                page.page_token = Some(value);
-            }
-            other => {
-                let shown: String = other.chars().take(64).collect();
-                return Err(GatewayError::invalid(format!(
-                    "unsupported query parameter `{shown}`; listings take only `max_results` and `page_token`"
-                )));
-            }
+    let takes = "listings take only `max_results` and `page_token`";
+    for (name, value) in query_params(query, &["max_results", "page_token"], takes)? {
+        if name == "max_results" {
+            let n = value.trim().parse::<u32>().map_err(|_| {
+                GatewayError::invalid(format!(
+                    "`max_results` must be an integer between 1 and {}",
+                    PageQuery::MAX_MAX_RESULTS
+                ))
+            })?;
+            page.max_results = Some(n);
+        } else {
+            page.page_token = Some(value);
         }
     }
     // Both are checked now, so a bad page answers 400 before any Fluss call.
@@ -276,5 +254,18 @@ mod tests {
                 .message()
                 .contains("`limit`")
         );
+        for (bad, message) in [
+            ("max_results", "query parameter `max_results` has no value"),
+            (
+                "page_token&max_results=2",
+                "query parameter `page_token` has no value",
+            ),
+            (
+                "max_results=1&max_results=2",
+                "query parameter `max_results` is repeated",
+            ),
+        ] {
+            assert_eq!(page_query(Some(bad), L).unwrap_err().message(), message);
+        }
     }
 }

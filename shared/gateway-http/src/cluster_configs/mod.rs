@@ -28,7 +28,7 @@ use gateway_core::{ErrorCode, GatewayError};
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::admission::{Gate, admit};
-use crate::checks::{ensure_json_content_type, percent_decode};
+use crate::checks::{ensure_json_content_type, query_params};
 use crate::context::RequestCtx;
 use crate::error::ApiError;
 use crate::extract::Routed;
@@ -193,26 +193,8 @@ fn ensure_enabled(options: ConfigOptions) -> Result<(), GatewayError> {
 /// The optional `prefix` of a describe. Any other parameter is a 400: a typo'd filter must not
 /// silently return everything.
 fn prefix_filter(query: Option<&str>) -> Result<Option<String>, GatewayError> {
-    let mut prefix = None;
-    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        if name != "prefix" {
-            let shown: String = name.chars().take(64).collect();
-            return Err(GatewayError::invalid(format!(
-                "unsupported query parameter `{shown}`; this route takes only `prefix`"
-            )));
-        }
-        if prefix.is_some() {
-            return Err(GatewayError::invalid(
-                "query parameter `prefix` is repeated",
-            ));
-        }
-        prefix =
-            Some(percent_decode(value).ok_or_else(|| {
-                GatewayError::invalid("`prefix` is not valid percent-encoded UTF-8")
-            })?);
-    }
-    Ok(prefix)
+    let params = query_params(query, &["prefix"], "this route takes only `prefix`")?;
+    Ok(params.into_iter().next().map(|(_, value)| value))
 }
 
 /// The wire answer: entries under `prefix`, redacted, sorted by key.
