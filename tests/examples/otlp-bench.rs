@@ -379,6 +379,7 @@ fn ndjson(rows: &[Row], entries: bool) -> Vec<u8> {
 fn json_body(rows: &[Row]) -> Vec<u8> {
     let request = WriteRequest {
         partial_update_columns: None,
+        number_texts: None,
         entries: rows
             .iter()
             .enumerate()

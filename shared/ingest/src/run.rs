@@ -355,6 +355,7 @@ impl Ingest {
         let n = run.len();
         let req = WriteRequest {
             partial_update_columns: None,
+            number_texts: None,
             entries: run.into_iter().map(|r| r.entry).collect(),
         };
         match self.write(call, &cluster, &path, &req).await {
@@ -363,6 +364,7 @@ impl Ingest {
                 for entry in req.entries {
                     let one = WriteRequest {
                         partial_update_columns: None,
+                        number_texts: None,
                         entries: vec![entry],
                     };
                     let o = explain(self.write(call, &cluster, &path, &one).await, 1);

@@ -184,3 +184,55 @@ async fn a_time_finer_than_milliseconds_is_refused_at_create_time() {
         .await;
     a.assert_error(404, "table_not_found");
 }
+
+/// What the Fluss Gateway keeps and we refused or altered before, written to the real cluster
+/// and read back by the lookup route: DECIMAL digits sent as JSON numbers (never through a
+/// double), and years past 9999 in DATE and TIMESTAMP_LTZ (written back with their `+`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_number_decimals_and_years_past_9999_are_stored_as_sent_and_read_back() {
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let gw = Gateway::all_families(&stack, &[]).await;
+    let path = TablePath::new("write_it".to_owned(), unique_name("exact_wide"));
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("dec", DataTypes::decimal(38, 18))
+        .column("day", DataTypes::date())
+        .column("ltz", DataTypes::timestamp_ltz_with_precision(3))
+        .primary_key(vec!["id"])
+        .and_then(|b| b.build())
+        .expect("schema");
+    create_table(&conn, &path, schema).await;
+    // Both ids carry numbers a double cannot hold; 0.100000000000000001 reads as the double 0.1.
+    let body = r#"{"entries":[
+        {"id":"a","upsert":{"id":1,"dec":9007199254740993.000000000000000001,
+            "day":"+10000-01-01","ltz":"+10000-01-01T01:00:00.250+01:00"}},
+        {"id":"b","upsert":{"id":2,"dec":0.100000000000000001,
+            "day":"-10000-12-31","ltz":253402300800000}}]}"#;
+    let a = write_raw(&gw, &path, body).await;
+    assert_eq!(a.status, 200, "{a:?}");
+    let lookup = gw
+        .send(
+            "POST",
+            &format!("{}/lookup", records_url("default", &path)),
+            Some(&json!({"keys": [{"id": 1}, {"id": 2}]})),
+        )
+        .await;
+    assert_eq!(lookup.status, 200, "{lookup:?}");
+    let rows: Vec<&serde_json::Value> = lookup.body["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| &r["row"])
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            &json!({"id": 1, "dec": "9007199254740993.000000000000000001",
+                "day": "+10000-01-01", "ltz": "+10000-01-01T00:00:00.250Z"}),
+            &json!({"id": 2, "dec": "0.100000000000000001",
+                "day": "-10000-12-31", "ltz": "+10000-01-01T00:00:00.000Z"}),
+        ],
+        "{lookup:?}"
+    );
+}

@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use fluss::metadata::{DataTypes, RowType};
-use fluss::row::{Datum, GenericRow, InternalRow};
+use fluss::row::{DataGetters, Datum, GenericRow, InternalRow};
 use serde_json::{Value, json};
 
 use super::*;
@@ -57,6 +57,14 @@ fn err(c: &RowCodec, v: Value) -> String {
             );
             e.message().to_owned()
         }
+    }
+}
+
+/// The refusal of `{"v": v}` as a row built in code (no body, so no number texts).
+fn err_value(c: &RowCodec, v: Value) -> String {
+    match c.decode_full(RowRef::Entry("e1"), &obj(json!({ "v": v.clone() }))) {
+        Ok(r) => panic!("{v} was accepted as {:?}", r.values),
+        Err(e) => e.message().to_owned(),
     }
 }
 
@@ -360,9 +368,7 @@ fn decimals_keep_precision_and_never_round() {
     assert!(err(&c, json!("1e5000")).contains("thousands of integer digits"));
     assert!(err(&c, json!("twelve")).contains("expects a decimal"));
     assert!(err(&c, json!(true)).contains("expects a decimal string or number"));
-    // 17 significant digits cannot be trusted once parsed as an f64.
     let c38 = one(json!({"type": "DECIMAL", "precision": 30, "scale": 2}));
-    assert!(err(&c38, json!(12345678901234567.89)).contains("send DECIMAL values as strings"));
     match datum(&c38, json!("12345678901234567.89")) {
         Datum::Decimal(d) => assert_eq!(d.to_string(), "12345678901234567.89"),
         d => panic!("{d:?}"),
@@ -421,22 +427,21 @@ fn decimal_refusals_name_the_reason_and_the_value_as_sent() {
     ] {
         assert_eq!(raw_err(&c, row), format!("{at} {want}"), "{row}");
     }
-    // An integer literal beyond i64 arrives as a double, rounded (`100000000000000000001`
-    // reads as 1e20): where it would fit, it is refused rather than written rounded.
+    // An integer literal beyond i64 is a double to the parser (`100000000000000000001` reads
+    // as 1e20): its text, not the double, is written.
     let wide = one(json!({"type": "DECIMAL", "precision": 38, "scale": 0}));
-    for row in [r#"{"v": 100000000000000000001}"#, r#"{"v": -1e20}"#] {
-        assert_eq!(
-            raw_err(&wide, row),
-            format!(
-                "{at} is too large to be exact as a JSON number (send DECIMAL values as strings to keep them exact): {}100000000000000000000",
-                if row.contains('-') { "-" } else { "" }
-            ),
-        );
-    }
     let text = |d: Datum<'static>| match d {
         Datum::Decimal(d) => d.to_string(),
         d => panic!("{d:?}"),
     };
+    assert_eq!(
+        text(raw_datum(&wide, r#"{"v": 100000000000000000001}"#)),
+        "100000000000000000001"
+    );
+    assert_eq!(
+        text(raw_datum(&wide, r#"{"v": -1e20}"#)),
+        "-100000000000000000000"
+    );
     assert_eq!(
         text(raw_datum(&wide, r#"{"v": "100000000000000000001"}"#)),
         "100000000000000000001"
@@ -1446,4 +1451,91 @@ fn a_datum_stays_small() {
         "{}",
         std::mem::size_of::<Datum>()
     );
+}
+
+/// DECIMAL values sent as JSON numbers are stored as sent, on both paths, as the Fluss Gateway
+/// stores them (the JSON parser would make a double of them: `0.1000000000000000001` is 0.1).
+#[test]
+fn decimals_sent_as_json_numbers_keep_every_digit() {
+    let c = one(json!({"type": "DECIMAL", "precision": 38, "scale": 18}));
+    let text = |d: Datum<'static>| match d {
+        Datum::Decimal(d) => d.to_string(),
+        d => panic!("{d:?}"),
+    };
+    for (sent, stored) in [
+        (
+            "9007199254740993.000000000000000001",
+            "9007199254740993.000000000000000001",
+        ),
+        ("0.100000000000000001", "0.100000000000000001"),
+        (
+            "12345678901234567.89",
+            "12345678901234567.890000000000000000",
+        ),
+        ("-1.5e-17", "-1.5E-17"),
+        ("0.1", "0.100000000000000000"),
+    ] {
+        let row = format!(r#"{{"v": {sent}}}"#);
+        assert_eq!(text(raw_datum(&c, &row)), stored, "{sent}");
+    }
+    // A digit past the scale is refused, shown as sent (not as the double `0.1`).
+    assert_eq!(
+        raw_err(&c, r#"{"v": 0.1000000000000000001}"#),
+        "entry `e1`: column `v` has 19 fraction digits, more than DECIMAL(38, 18) allows (18): 0.1000000000000000001"
+    );
+    // The reference path alone (a partial update, a nested value) has the texts too.
+    let pk = codec(
+        &[
+            ("id", json!({"type": "INT"}), false),
+            (
+                "v",
+                json!({"type": "DECIMAL", "precision": 38, "scale": 18}),
+                true,
+            ),
+            (
+                "r",
+                json!({"type": "ROW", "fields": [
+                    {"name": "d", "field_type": {"type": "DECIMAL", "precision": 38, "scale": 18}}
+                ]}),
+                true,
+            ),
+        ],
+        &["id"],
+    );
+    let body = r#"{"partial_update_columns": ["id", "v"], "entries": [
+        {"id": "e1", "upsert": {"id": 1, "v": 0.100000000000000001}}]}"#;
+    let req = crate::wire::WriteRequest::from_json_slice(body.as_bytes()).unwrap();
+    let decoded = pk.decode_request(&req).unwrap();
+    assert_eq!(
+        decoded.entries[0]
+            .row
+            .get_decimal(1, 38, 18)
+            .unwrap()
+            .to_string(),
+        "0.100000000000000001"
+    );
+    let body =
+        r#"{"entries": [{"id": "e1", "upsert": {"id": 1, "r": {"d": 0.100000000000000001}}}]}"#;
+    let batch = pk.decode_write_body(body.as_bytes(), 10).unwrap();
+    let row = batch.entries[0].row.get_row(2).unwrap();
+    assert_eq!(
+        row.get_decimal(0, 38, 18).unwrap().to_string(),
+        "0.100000000000000001"
+    );
+    // Two different numbers of one body that read as the same double: which is which is lost
+    // on the reference path, so both are refused there (as strings they are kept).
+    let body = r#"{"partial_update_columns": ["id", "v"], "entries": [
+        {"id": "e1", "upsert": {"id": 1, "v": 0.1}},
+        {"id": "e2", "upsert": {"id": 2, "v": 0.100000000000000001}}]}"#;
+    let e = pk.decode_write_body(body.as_bytes(), 10).unwrap_err();
+    assert!(
+        e.message().starts_with(
+            "entry `e1`: column `v` is one of several different JSON numbers in this body"
+        ),
+        "{}",
+        e.message()
+    );
+    // Without the body's texts (a row built in code), a double's shortest text is all there
+    // is: more than 15 significant digits cannot be trusted.
+    assert!(err_value(&c, json!(12345678901234567.89)).contains("send DECIMAL values as strings"));
 }

@@ -10,6 +10,7 @@ mod built;
 mod decode;
 pub mod encode;
 mod json_scalar;
+mod number_texts;
 mod row_ref;
 mod stream;
 mod temporal;
@@ -23,6 +24,7 @@ use crate::error::GatewayError;
 
 pub(crate) use built::array_of_values;
 pub use decode::{MAX_NESTING_DEPTH, PartialTarget};
+pub use number_texts::NumberTexts;
 pub use row_ref::RowRef;
 pub use stream::{DecodedBatch, DecodedEntry};
 

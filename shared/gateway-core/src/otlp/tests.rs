@@ -234,6 +234,7 @@ fn rows_via(body: &ExportBody, signal: Signal, encoding: Encoding) -> JsonRows {
             .collect();
         let request = crate::wire::WriteRequest {
             partial_update_columns: None,
+            number_texts: None,
             entries: json
                 .iter()
                 .enumerate()

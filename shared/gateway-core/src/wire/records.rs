@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{self, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Row, json_kind};
+use crate::codec::NumberTexts;
 use crate::error::GatewayError;
 
 /// What one write entry does. Log tables accept only `Append`; primary-key tables only
@@ -73,6 +75,10 @@ pub struct WriteRequest {
     pub partial_update_columns: Option<Vec<String>>,
     /// Entries in input order; outcomes are reported in the same order.
     pub entries: Vec<WriteEntry>,
+    /// The texts of the body's numbers that the parser read as doubles, when the request was
+    /// parsed from bytes: DECIMAL values sent as JSON numbers are stored as sent.
+    #[serde(skip)]
+    pub number_texts: Option<Arc<NumberTexts>>,
 }
 
 impl WriteRequest {
@@ -82,8 +88,9 @@ impl WriteRequest {
         let raw: RawWriteRequest = serde_json::from_slice(body).map_err(|e| {
             GatewayError::invalid(format!("the request body is not a valid write body: {e}"))
         })?;
-        let request = raw.validate()?;
+        let mut request = raw.validate()?;
         request.ensure_no_vanishing_number(body)?;
+        request.number_texts = Some(NumberTexts::scan(body));
         Ok(request)
     }
 
@@ -159,6 +166,8 @@ pub fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayEr
 #[derive(Debug, Clone, PartialEq)]
 pub struct NdjsonBody {
     entries: Vec<WriteEntry>,
+    /// The body's numbers read as doubles (see [`WriteRequest::number_texts`]).
+    number_texts: Arc<NumberTexts>,
     /// Indexes of the entries that were bare rows.
     bare: Vec<usize>,
 }
@@ -230,7 +239,11 @@ impl NdjsonBody {
                 "an NDJSON write body must carry at least one line",
             ));
         }
-        Ok(NdjsonBody { entries, bare })
+        Ok(NdjsonBody {
+            entries,
+            bare,
+            number_texts: NumberTexts::scan(body),
+        })
     }
 
     /// Entries in the body, bare rows included.
@@ -262,6 +275,7 @@ impl NdjsonBody {
         WriteRequest {
             partial_update_columns: None,
             entries: self.entries,
+            number_texts: Some(self.number_texts),
         }
     }
 }
@@ -342,6 +356,7 @@ impl RawWriteRequest {
         Ok(WriteRequest {
             partial_update_columns: self.partial_update_columns,
             entries,
+            number_texts: None,
         })
     }
 }
@@ -648,7 +663,10 @@ mod tests {
             ]
         );
         // The Deserialize impl applies the same rules, and serialization restores the body.
-        assert_eq!(parse::<WriteRequest>(body.clone()), Ok(req.clone()));
+        assert_eq!(
+            parse::<WriteRequest>(body.clone()).map(|r| r.entries),
+            Ok(req.entries.clone())
+        );
         assert_eq!(to_json(&req), body);
     }
 

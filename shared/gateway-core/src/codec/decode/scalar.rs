@@ -14,6 +14,7 @@ use fluss::metadata::DataType;
 use fluss::row::{Date, Datum, Decimal, Time, TimestampLtz, TimestampNtz};
 
 use crate::codec::json_scalar::{Scalar, expected_scalar, string};
+use crate::codec::number_texts::{Text, text_of};
 use crate::codec::temporal::{date, time, timestamp_ltz, timestamp_ntz};
 use crate::codec::value_error::{VResult, ValueError, clip};
 use crate::wire::has_nonzero_mantissa;
@@ -140,39 +141,54 @@ pub(super) fn too_small(shown: &str, ty: &str) -> ValueError {
 }
 
 /// A DECIMAL(p, s) from a string or number. Extra fraction digits are accepted only when they
-/// are zeros; nothing is rounded.
+/// are zeros; nothing is rounded. A JSON number is taken as the text it was sent as: the
+/// streaming decoder hands that text over as [`Scalar::Str`], the reference path finds it by
+/// the double the parser made of it (`number_texts`).
 pub(super) fn decimal(v: &Scalar<'_>, precision: u32, scale: u32) -> VResult<Decimal> {
     let (text, number): (std::borrow::Cow<'_, str>, bool) = match v {
         Scalar::Str(s) => ((*s).into(), false),
-        Scalar::Number(n) => {
-            let text = n.to_string();
-            // A fractional JSON number was parsed into an f64; only up to 15 significant digits
-            // are guaranteed to survive that, so longer ones may already be rounded.
-            if n.is_f64() && significant_digits(&text) > F64_EXACT_DIGITS {
+        Scalar::Number(n) if n.is_f64() => match text_of(n.as_f64().unwrap_or(f64::NAN)) {
+            Text::Sent(text) => (String::from(text).into(), true),
+            Text::Several => {
                 return Err(ValueError::new(format!(
-                    "has more than {F64_EXACT_DIGITS} significant digits as a JSON number; send DECIMAL values as strings to keep them exact"
+                    "is one of several different JSON numbers in this body that read as the same double ({n}), so which one it was is lost; send DECIMAL values as strings to keep them exact"
                 )));
             }
-            (text.into(), true)
-        }
+            Text::Deferred => return Err(ValueError::new("deferred to the reference path")),
+            Text::Unknown => return shortest_text_decimal(n, precision, scale),
+        },
+        Scalar::Number(n) => (n.to_string().into(), true),
         _ => return Err(expected_scalar("a decimal string or number", v)),
     };
     if let Some(d) = plain_compact_decimal(&text, precision, scale) {
         return Ok(d);
     }
-    let d = big_decimal(&text, number, precision, scale)?;
+    big_decimal(&text, number, precision, scale)
+}
+
+/// A DECIMAL from a double whose text is not at hand (a row built in code, an event record
+/// parsed elsewhere): its shortest text, refused when that cannot be trusted to be the number
+/// sent.
+fn shortest_text_decimal(n: &serde_json::Number, precision: u32, scale: u32) -> VResult<Decimal> {
+    let text = n.to_string();
+    // Only up to 15 significant digits are guaranteed to survive a double.
+    if significant_digits(&text) > F64_EXACT_DIGITS {
+        return Err(ValueError::new(format!(
+            "has more than {F64_EXACT_DIGITS} significant digits as a JSON number; send DECIMAL values as strings to keep them exact"
+        )));
+    }
     // An integer literal beyond i64 reached the codec as a double, rounded to 16 or 17 digits
     // (`100000000000000000001` reads as 1e20): one that still fits cannot be trusted.
-    if let Scalar::Number(n) = v
-        && n.is_f64()
-        && n.as_f64().is_some_and(|f| f.abs() >= I64_BOUND)
-    {
+    if n.as_f64().is_some_and(|f| f.abs() >= I64_BOUND) {
         return Err(ValueError::new(format!(
             "is too large to be exact as a JSON number (send DECIMAL values as strings to keep them exact): {}",
             shown_decimal(&text, true)
         )));
     }
-    Ok(d)
+    if let Some(d) = plain_compact_decimal(&text, precision, scale) {
+        return Ok(d);
+    }
+    big_decimal(&text, true, precision, scale)
 }
 
 /// A DECIMAL value as its refusal shows it: a string as sent (quoted, cut short), a JSON number

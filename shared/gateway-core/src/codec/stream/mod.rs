@@ -10,8 +10,10 @@
 //! reference path's, and a rejected body costs one more parse, which only bad input pays.
 //!
 //! Values go through the same rules as the reference path: scalars through
-//! `decode::decode_scalar` (fed by the parser instead of a `Value`), nested ARRAY / MAP / ROW
-//! values through a strict `Value` and `decode_value`, as before.
+//! `decode::decode_scalar` (fed by the parser instead of a `Value`; a DECIMAL column's number
+//! as its text, which the reference path finds through `number_texts`), nested ARRAY / MAP /
+//! ROW values through a strict `Value` and `decode_value`, as before (a double in them is left
+//! to the reference path, which has the body's number texts).
 //!
 //! The seeds follow the body's shape: `body` (the request, its entries, each entry's id and
 //! operation), `row` (a row object, column by column) and `value` (one column's value); what
@@ -28,7 +30,7 @@ use std::collections::HashSet;
 
 use serde::de::DeserializeSeed;
 
-use super::{PartialTarget, RowCodec, RowRef};
+use super::{NumberTexts, PartialTarget, RowCodec, RowRef};
 use crate::error::GatewayError;
 use crate::wire::{WriteOp, WriteRequest, ensure_row_limit, first_vanishing_number};
 use body::BodySeed;
@@ -75,13 +77,17 @@ impl RowCodec {
     ) -> Option<Vec<DecodedEntry<'body>>> {
         let mut de = serde_json::Deserializer::from_slice(body);
         let zeros = Cell::new(false);
-        let entries = BodySeed {
-            codec: self,
-            zeros: &zeros,
-            max_rows,
-            body_len: body.len(),
-        }
-        .deserialize(&mut de)
+        // A DECIMAL column's number is read as its text here; a double inside a nested value is
+        // left to the reference path, which has the body's number texts.
+        let entries = NumberTexts::deferred(|| {
+            BodySeed {
+                codec: self,
+                zeros: &zeros,
+                max_rows,
+                body_len: body.len(),
+            }
+            .deserialize(&mut de)
+        })
         .ok()?;
         de.end().ok()?;
         // A JSON number that read as 0 may have been sent as `1e-400`, which the reference
@@ -107,6 +113,10 @@ impl RowCodec {
         &self,
         req: &WriteRequest,
     ) -> Result<DecodedBatch<'static>, GatewayError> {
+        NumberTexts::in_scope(req.number_texts.as_ref(), || self.decode_entries(req))
+    }
+
+    fn decode_entries(&self, req: &WriteRequest) -> Result<DecodedBatch<'static>, GatewayError> {
         let target = match &req.partial_update_columns {
             Some(columns) => Some(self.partial_target(columns)?),
             None => None,

@@ -6,6 +6,7 @@ use std::fmt;
 
 use fluss::metadata::DataType;
 use fluss::row::Datum;
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
@@ -58,6 +59,11 @@ impl<'de: 'b, 'b> DeserializeSeed<'de> for ScalarSeed<'_, '_, 'b> {
         // the reference path decides it).
         if takes_ascii_text(self.data_type) {
             d.deserialize_option(AsciiTextSeed(self))
+        } else if let DataType::Decimal(_) = self.data_type {
+            // A number as the text it was sent as, never through a double (the Fluss Gateway
+            // keeps `9007199254740993.000000000000000001` exact, and so do we).
+            let raw = <&'de serde_json::value::RawValue>::deserialize(d)?;
+            self.decimal(raw.get())
         } else {
             d.deserialize_any(self)
         }
@@ -90,6 +96,22 @@ impl<'de: 'b, 'b> Visitor<'de> for AsciiTextSeed<'_, '_, 'b> {
 impl ScalarSeed<'_, '_, '_> {
     fn decode<E: de::Error>(self, v: Scalar<'_>) -> Result<(), E> {
         decode_scalar_into(self.data_type, v, self.slot).map_err(|_| give_up())
+    }
+
+    /// A DECIMAL column's value from its JSON text: a number's digits go to the DECIMAL rule as
+    /// text (a JSON number and a string of the same digits are the same value there), a string
+    /// as its contents, null as null; anything else is the reference path's to refuse.
+    fn decimal<E: de::Error>(self, raw: &str) -> Result<(), E> {
+        match raw.as_bytes().first() {
+            Some(b'-' | b'0'..=b'9') => self.decode(Scalar::Str(raw)),
+            Some(b'"') => {
+                let text: std::borrow::Cow<'_, str> =
+                    serde_json::from_str(raw).map_err(|_| give_up())?;
+                self.decode(Scalar::Str(&text))
+            }
+            Some(b'n') => self.decode(Scalar::Null),
+            _ => Err(give_up()),
+        }
     }
 }
 
