@@ -176,9 +176,19 @@ macro_rules! serde_bodies {
     };
 }
 
+impl ParseBody for LookupRequest {
+    fn parse(body: &[u8]) -> Result<Self, GatewayError> {
+        serde_body::<Self>(body, "lookup").map(|r| r.with_number_texts(body))
+    }
+}
+
+impl ParseBody for PrefixLookupRequest {
+    fn parse(body: &[u8]) -> Result<Self, GatewayError> {
+        serde_body::<Self>(body, "prefix lookup").map(|r| r.with_number_texts(body))
+    }
+}
+
 serde_bodies! {
-    LookupRequest => "lookup",
-    PrefixLookupRequest => "prefix lookup",
     CreateDatabaseRequest => "create database",
     CreateTableRequest => "create table",
     AlterTableRequest => "alter table",

@@ -3,7 +3,10 @@
 //! or — when a configured route maps the record's source — a bare row. Rows are in the write
 //! route's JSON form; names pass the identifier rule before anything reaches Fluss.
 
-use gateway_core::wire::{Row, WriteEntry, WriteOp, json_kind};
+use std::sync::Arc;
+
+use gateway_core::codec::NumberTexts;
+use gateway_core::wire::{Row, WriteEntry, WriteOp, holds_double, json_kind};
 use serde_json::Value;
 
 use crate::routes::Route;
@@ -19,6 +22,16 @@ pub struct Routed {
     pub table: String,
     /// The entry, its id the record's position in the event.
     pub entry: WriteEntry,
+    /// The texts of the record's numbers read as doubles, when its row holds one: DECIMAL
+    /// values sent as JSON numbers are stored as sent.
+    pub number_texts: Option<Arc<NumberTexts>>,
+}
+
+/// The texts of `body`'s doubles, when `row` holds one (nearly no row of most events does).
+fn texts_for(body: &[u8], row: &Row) -> Option<Arc<NumberTexts>> {
+    row.values()
+        .any(holds_double)
+        .then(|| NumberTexts::scan(body))
 }
 
 /// Reads envelope `body` of record `index`; `Err` is why the record can never be written
@@ -75,6 +88,7 @@ pub fn route(body: &[u8], index: usize, default_cluster: &str) -> Result<Routed,
         cluster,
         database,
         table,
+        number_texts: texts_for(body, &row),
         entry: WriteEntry {
             id: index.to_string(),
             op,
@@ -96,7 +110,11 @@ pub fn bare(
         serde_json::from_slice(body).map_err(|e| format!("the body is not a JSON row ({e})"))?;
     let row = row_object(doc, op)?;
     refuse_vanishing_numbers(body, &row, 0)?;
-    Ok(to_route(route, index, op, row, default_cluster))
+    let number_texts = texts_for(body, &row);
+    Ok(Routed {
+        number_texts,
+        ..to_route(route, index, op, row, default_cluster)
+    })
 }
 
 /// A number in the row that is not zero but was parsed as 0 (`1e-400`) is poison, as the
@@ -128,6 +146,8 @@ pub fn to_route(
             .unwrap_or_else(|| default_cluster.to_owned()),
         database: route.database.clone(),
         table: route.table.clone(),
+        // A mapped row (a DynamoDB image) holds the numbers its mapping made: no body text.
+        number_texts: None,
         entry: WriteEntry {
             id: index.to_string(),
             op,
@@ -169,6 +189,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.cluster, "eu");
+    }
+
+    /// A DECIMAL sent as a JSON number in a record is written as the digits sent, as on the
+    /// write route: the record's number texts travel with its entry to the codec.
+    #[test]
+    fn decimal_digits_of_a_record_reach_the_codec_as_sent() {
+        use fluss::metadata::{DataField, DataTypes, RowType};
+        use fluss::row::DataGetters;
+        use gateway_core::codec::RowCodec;
+        use gateway_core::wire::WriteRequest;
+        let body = br#"{"table":"d.t","append":{"v":9007199254740993.000000000000000001}}"#;
+        let r = route(body, 0, "default").unwrap();
+        assert!(r.number_texts.is_some());
+        let plain = route(
+            br#"{"table":"d.t","append":{"v":"1.5","n":2}}"#,
+            0,
+            "default",
+        );
+        assert_eq!(plain.unwrap().number_texts, None, "no double, no scan");
+        let row_type = RowType::new(vec![DataField::new("v", DataTypes::decimal(38, 18), None)]);
+        let codec = RowCodec::from_parts(1, 1, row_type, &[], &[]).unwrap();
+        let request = WriteRequest {
+            partial_update_columns: None,
+            number_texts: r.number_texts,
+            entries: vec![r.entry],
+        };
+        let batch = codec.decode_request(&request).unwrap();
+        let decimal = batch.entries[0].row.get_decimal(0, 38, 18);
+        assert_eq!(
+            decimal.unwrap().to_string(),
+            "9007199254740993.000000000000000001"
+        );
     }
 
     #[test]

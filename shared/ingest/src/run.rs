@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use fluss::metadata::TablePath;
 use fluss_ops::Call;
 use fluss_pool::{DeadlinePolicy, Pool};
+use gateway_core::codec::NumberTexts;
 use gateway_core::wire::{WriteOp, WriteRequest};
 use gateway_core::{ErrorCode, GatewayError};
 use serde_json::Value;
@@ -353,18 +354,20 @@ impl Ingest {
         let cluster = first.cluster.clone();
         let path = TablePath::new(first.database.clone(), first.table.clone());
         let n = run.len();
+        let (entries, texts): (Vec<_>, Vec<_>) =
+            run.into_iter().map(|r| (r.entry, r.number_texts)).unzip();
         let req = WriteRequest {
             partial_update_columns: None,
-            number_texts: None,
-            entries: run.into_iter().map(|r| r.entry).collect(),
+            number_texts: NumberTexts::merged(texts.iter().flatten()),
+            entries,
         };
         match self.write(call, &cluster, &path, &req).await {
             Err(e) if e.code() == ErrorCode::InvalidArgument && n > 1 => {
                 let mut out = Vec::with_capacity(n);
-                for entry in req.entries {
+                for (entry, number_texts) in req.entries.into_iter().zip(texts) {
                     let one = WriteRequest {
                         partial_update_columns: None,
-                        number_texts: None,
+                        number_texts,
                         entries: vec![entry],
                     };
                     let o = explain(self.write(call, &cluster, &path, &one).await, 1);

@@ -62,9 +62,15 @@ async fn the_write_op_outside_http_writes_rows_that_read_back_natively() {
         json!({"id": 1}).as_object().cloned().expect("object"),
         json!({"id": 2}).as_object().cloned().expect("object"),
     ];
-    let found = fluss_ops::lookup::lookup_keys(&pool, &call(), "default", &path, &keys)
-        .await
-        .expect("lookup op");
+    let found = fluss_ops::lookup::lookup_keys(
+        &pool,
+        &call(),
+        "default",
+        &path,
+        fluss_ops::lookup::Keys::new(&keys, None),
+    )
+    .await
+    .expect("lookup op");
     assert_eq!(
         found[0].row.as_ref().map(|r| r["name"].clone()),
         Some(json!("Ada"))

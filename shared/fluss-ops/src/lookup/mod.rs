@@ -8,12 +8,41 @@ mod fanout;
 mod point;
 mod prefix;
 
+use std::sync::Arc;
+
 use fluss::metadata::TablePath;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
+use gateway_core::codec::NumberTexts;
 use gateway_core::wire::{LookupResult, PrefixLookupResult, Row};
 
 pub use common::input_index;
+
+/// The keys (or prefixes) of a lookup and the texts of their body's numbers read as doubles
+/// (`gateway_core::codec::NumberTexts`; `None` for keys not parsed from a body).
+#[derive(Debug, Clone, Copy)]
+pub struct Keys<'a> {
+    rows: &'a [Row],
+    number_texts: Option<&'a Arc<NumberTexts>>,
+}
+
+impl<'a> Keys<'a> {
+    /// `rows` with the texts of the body they were parsed from.
+    pub fn new(rows: &'a [Row], number_texts: Option<&'a Arc<NumberTexts>>) -> Self {
+        Keys { rows, number_texts }
+    }
+
+    /// Each row decoded by `decode` with the body's number texts at hand, in order; the first
+    /// refusal is the answer.
+    pub(crate) fn decode<T>(
+        &self,
+        decode: impl FnMut((usize, &'a Row)) -> Result<T, GatewayError>,
+    ) -> Result<Vec<T>, GatewayError> {
+        NumberTexts::in_scope(self.number_texts, || {
+            self.rows.iter().enumerate().map(decode).collect()
+        })
+    }
+}
 
 use crate::call::Call;
 use crate::table::on_table;
@@ -26,7 +55,7 @@ pub async fn lookup_keys(
     call: &Call,
     cluster: &str,
     path: &TablePath,
-    keys: &[Row],
+    keys: Keys<'_>,
 ) -> Result<Vec<LookupResult>, GatewayError> {
     let results = on_table(pool, call, cluster, path, |conn, handle| async move {
         point::lookup_keys(&conn, &handle, keys, &call.deadline).await
@@ -47,7 +76,7 @@ pub async fn lookup_prefixes(
     cluster: &str,
     path: &TablePath,
     columns: &[String],
-    prefixes: &[Row],
+    prefixes: Keys<'_>,
     max_rows: usize,
 ) -> Result<Vec<PrefixLookupResult>, GatewayError> {
     on_table(pool, call, cluster, path, |conn, handle| async move {

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use fluss_pool::{Deadline, PooledConnection, TableHandle};
 use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
-use gateway_core::wire::{LookupResult, Row};
+use gateway_core::wire::LookupResult;
 
+use super::Keys;
 use super::common::{ensure_primary_key_table, input_index};
 use super::fanout::all_in_flight;
 
@@ -17,16 +18,12 @@ use super::fanout::all_in_flight;
 pub(crate) async fn lookup_keys(
     conn: &PooledConnection,
     handle: &Arc<TableHandle>,
-    keys: &[Row],
+    keys: Keys<'_>,
     deadline: &Deadline,
 ) -> Result<Vec<LookupResult>, GatewayError> {
     ensure_primary_key_table(handle)?;
     let codec = handle.codec();
-    let rows = keys
-        .iter()
-        .enumerate()
-        .map(|(i, key)| codec.decode_key(RowRef::Key(i), key))
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = keys.decode(|(i, key)| codec.decode_key(RowRef::Key(i), key))?;
     // Lookupers are taken before any task starts, so every key reaches fluss-rs's queue within
     // one collection window and the request costs one round trip per tablet server.
     let lookupers = handle.lookupers(rows.len())?;

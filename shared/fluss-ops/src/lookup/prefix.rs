@@ -12,8 +12,9 @@ use std::sync::Arc;
 use fluss_pool::{Deadline, PooledConnection, TableHandle};
 use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
-use gateway_core::wire::{PrefixLookupResult, Row};
+use gateway_core::wire::PrefixLookupResult;
 
+use super::Keys;
 use super::common::{ensure_primary_key_table, input_index};
 use super::fanout::all_in_flight;
 
@@ -103,7 +104,7 @@ pub(crate) async fn lookup_prefixes(
     conn: &PooledConnection,
     handle: &Arc<TableHandle>,
     columns: &[String],
-    prefixes: &[Row],
+    prefixes: Keys<'_>,
     max_rows: usize,
     deadline: &Deadline,
 ) -> Result<Vec<PrefixLookupResult>, GatewayError> {
@@ -126,10 +127,7 @@ pub(crate) async fn lookup_prefixes(
         .filter_map(|c| codec.column_position(c))
         .collect();
     let rows = prefixes
-        .iter()
-        .enumerate()
-        .map(|(i, prefix)| codec.decode_columns(RowRef::Prefix(i), prefix, &positions))
-        .collect::<Result<Vec<_>, _>>()?;
+        .decode(|(i, prefix)| codec.decode_columns(RowRef::Prefix(i), prefix, &positions))?;
     // Made before any task starts, so all prefixes reach fluss-rs's queue in one window.
     let lookupers = rows
         .iter()

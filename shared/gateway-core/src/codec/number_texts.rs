@@ -19,12 +19,12 @@ use std::sync::Arc;
 use bigdecimal::BigDecimal;
 
 /// The texts of a body's numbers that parse to doubles, by the double's bits.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct NumberTexts {
     by_bits: HashMap<u64, Seen>,
 }
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Seen {
     /// Every number of the body with these bits has this value (written this way once).
     One(Box<str>),
@@ -107,6 +107,28 @@ impl NumberTexts {
             i += 1;
         }
         Arc::new(texts)
+    }
+
+    /// The texts of several documents written together (an event's records in one batch): a
+    /// double read from different values in different documents is [`Seen::Several`] there.
+    /// `None` when there is none.
+    pub fn merged<'a>(all: impl IntoIterator<Item = &'a Arc<NumberTexts>>) -> Option<Arc<Self>> {
+        let mut all = all.into_iter();
+        let first = all.next()?;
+        let mut merged: Option<NumberTexts> = None;
+        for texts in all {
+            let merged = merged.get_or_insert_with(|| (**first).clone());
+            for (bits, seen) in &texts.by_bits {
+                match (merged.by_bits.get_mut(bits), seen) {
+                    (None, _) => {
+                        merged.by_bits.insert(*bits, seen.clone());
+                    }
+                    (Some(Seen::One(a)), Seen::One(b)) if a == b || same_value(a, b) => {}
+                    (Some(mine), _) => *mine = Seen::Several,
+                }
+            }
+        }
+        Some(merged.map_or_else(|| Arc::clone(first), Arc::new))
     }
 
     fn record(&mut self, text: &str) {
@@ -197,6 +219,20 @@ mod tests {
         let scoped = |v: f64| NumberTexts::in_scope(Some(&t), || text_of(v));
         assert_eq!(scoped(0.1), Text::Several);
         assert_eq!(scoped(1.5), Text::Sent("1.5".into()));
+    }
+
+    #[test]
+    fn merged_documents_keep_one_text_per_double_unless_their_values_differ() {
+        let (a, b) = (
+            texts_of("[0.1, 2.50]"),
+            texts_of("[2.5, 0.100000000000000001]"),
+        );
+        let merged = NumberTexts::merged([&a, &b]).unwrap();
+        let scoped = |v: f64| NumberTexts::in_scope(Some(&merged), || text_of(v));
+        assert_eq!(scoped(2.5), Text::Sent("2.50".into()));
+        assert_eq!(scoped(0.1), Text::Several);
+        assert!(Arc::ptr_eq(&NumberTexts::merged([&a]).unwrap(), &a));
+        assert_eq!(NumberTexts::merged([]), None);
     }
 
     #[test]

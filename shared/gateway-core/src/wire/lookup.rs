@@ -1,9 +1,12 @@
 //! Lookup bodies (an extension of the upstream API): primary-key point lookups and
 //! key-prefix lookups.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
-use super::Row;
+use super::{Row, holds_double};
+use crate::codec::NumberTexts;
 
 /// `POST …/records/lookup` body: primary-key point lookups.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -12,6 +15,25 @@ pub struct LookupRequest {
     /// One object per lookup, with a value for every primary-key column.
     #[serde(deserialize_with = "super::strict_rows")]
     pub keys: Vec<Row>,
+    /// The texts of the body's numbers read as doubles (see [`LookupRequest::from_json_slice`]).
+    #[serde(skip)]
+    pub number_texts: Option<Arc<NumberTexts>>,
+}
+
+impl LookupRequest {
+    /// Takes note of the texts of `body`'s doubles when a key holds one, so a DECIMAL key sent
+    /// as a JSON number is looked up as the digits sent (`crate::codec::NumberTexts`).
+    pub fn with_number_texts(mut self, body: &[u8]) -> Self {
+        self.number_texts = number_texts(body, &self.keys);
+        self
+    }
+}
+
+/// The texts of `body`'s doubles when one of `rows` holds one.
+fn number_texts(body: &[u8], rows: &[Row]) -> Option<Arc<NumberTexts>> {
+    rows.iter()
+        .any(|r| r.values().any(holds_double))
+        .then(|| NumberTexts::scan(body))
 }
 
 /// The outcome of one key of a [`LookupRequest`].
@@ -61,9 +83,20 @@ pub struct PrefixLookupRequest {
     /// One object per prefix, with a value for every prefix column.
     #[serde(deserialize_with = "super::strict_rows")]
     pub prefixes: Vec<Row>,
+    /// The texts of the body's numbers read as doubles (see [`LookupRequest::number_texts`]).
+    #[serde(skip)]
+    pub number_texts: Option<Arc<NumberTexts>>,
     /// Cap on rows returned per prefix; the configured maximum when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rows_per_prefix: Option<u32>,
+}
+
+impl PrefixLookupRequest {
+    /// As [`LookupRequest::with_number_texts`], for the prefixes.
+    pub fn with_number_texts(mut self, body: &[u8]) -> Self {
+        self.number_texts = number_texts(body, &self.prefixes);
+        self
+    }
 }
 
 /// The outcome of one prefix of a [`PrefixLookupRequest`].
@@ -90,6 +123,7 @@ pub struct PrefixLookupResponse {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
     use crate::wire::tests::{assert_unknown_field, parse, row, to_json};
     use serde_json::json;
@@ -170,5 +204,16 @@ mod tests {
         ]});
         assert_eq!(to_json(&resp), expected);
         assert_eq!(parse::<PrefixLookupResponse>(expected), Ok(resp));
+    }
+
+    #[test]
+    fn lookup_bodies_keep_the_texts_of_their_doubles_only_when_a_key_holds_one() {
+        let body = br#"{"keys":[{"id":0.100000000000000001}]}"#;
+        let req: LookupRequest = serde_json::from_slice(body).unwrap();
+        let req = req.with_number_texts(body);
+        assert_eq!(req.number_texts, Some(NumberTexts::scan(body)));
+        let body = br#"{"prefix_columns":["id"],"prefixes":[{"id":"1.5"}]}"#;
+        let req: PrefixLookupRequest = serde_json::from_slice(body).unwrap();
+        assert_eq!(req.with_number_texts(body).number_texts, None);
     }
 }

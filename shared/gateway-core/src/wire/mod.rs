@@ -355,6 +355,18 @@ pub fn holds_float_zero(value: &Value) -> bool {
     }
 }
 
+/// Whether `value` holds a JSON number parsed as a double (a fraction, an exponent, or an
+/// integer beyond 64 bits): only then can its text matter (`crate::codec::NumberTexts`), so
+/// the scan of the document's bytes is needed only then.
+pub fn holds_double(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_f64(),
+        Value::Array(items) => items.iter().any(holds_double),
+        Value::Object(members) => members.values().any(holds_double),
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
+    }
+}
+
 /// The refusal of the first number in `json` that is not zero but reads as zero (see
 /// `VanishingNumber`), for bodies parsed to a [`Value`] before the codec sees them (event
 /// records): `row` names the record, `row_depth` is how many steps of a number's path lie above

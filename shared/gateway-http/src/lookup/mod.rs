@@ -108,7 +108,8 @@ async fn lookup_records(
     let admitted = state.admit(&params, input, |req: &LookupRequest, limits| {
         limits.ensure_keys(&req.keys, "keys", limits.max_keys)
     })?;
-    let (path, keys) = (&admitted.path, &admitted.req.keys);
+    let (path, req) = (&admitted.path, &admitted.req);
+    let keys = fluss_ops::lookup::Keys::new(&req.keys, req.number_texts.as_ref());
     let results =
         fluss_ops::lookup::lookup_keys(&state.pool, &ctx.call, &params.cluster, path, keys).await?;
     state.limits.ensure_response_fits(&results)?;
@@ -140,7 +141,7 @@ async fn prefix_lookup_records(
         &params.cluster,
         path,
         &req.prefix_columns,
-        &req.prefixes,
+        fluss_ops::lookup::Keys::new(&req.prefixes, req.number_texts.as_ref()),
         max_rows,
     )
     .await?;
