@@ -8,41 +8,12 @@ mod fanout;
 mod point;
 mod prefix;
 
-use std::sync::Arc;
-
 use fluss::metadata::TablePath;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
-use gateway_core::codec::NumberTexts;
-use gateway_core::wire::{LookupResult, PrefixLookupResult, Row};
+use gateway_core::wire::{LookupResult, PrefixLookupResult};
 
-pub use common::input_index;
-
-/// The keys (or prefixes) of a lookup and the texts of their body's numbers read as doubles
-/// (`gateway_core::codec::NumberTexts`; `None` for keys not parsed from a body).
-#[derive(Debug, Clone, Copy)]
-pub struct Keys<'a> {
-    rows: &'a [Row],
-    number_texts: Option<&'a Arc<NumberTexts>>,
-}
-
-impl<'a> Keys<'a> {
-    /// `rows` with the texts of the body they were parsed from.
-    pub fn new(rows: &'a [Row], number_texts: Option<&'a Arc<NumberTexts>>) -> Self {
-        Keys { rows, number_texts }
-    }
-
-    /// Each row decoded by `decode` with the body's number texts at hand, in order; the first
-    /// refusal is the answer.
-    pub(crate) fn decode<T>(
-        &self,
-        decode: impl FnMut((usize, &'a Row)) -> Result<T, GatewayError>,
-    ) -> Result<Vec<T>, GatewayError> {
-        NumberTexts::in_scope(self.number_texts, || {
-            self.rows.iter().enumerate().map(decode).collect()
-        })
-    }
-}
+pub use common::{Keys, input_index};
 
 use crate::call::Call;
 use crate::table::on_table;

@@ -9,8 +9,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
 use gateway_core::wire::LookupResult;
 
-use super::Keys;
-use super::common::{ensure_primary_key_table, input_index};
+use super::common::{Keys, ensure_primary_key_table, input_index};
 use super::fanout::all_in_flight;
 
 /// Looks up `keys` on `handle`; `Err` fails the whole request (nothing is partial). A key of a

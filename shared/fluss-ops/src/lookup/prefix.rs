@@ -14,8 +14,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
 use gateway_core::wire::PrefixLookupResult;
 
-use super::Keys;
-use super::common::{ensure_primary_key_table, input_index};
+use super::common::{Keys, ensure_primary_key_table, input_index};
 use super::fanout::all_in_flight;
 
 /// The key layout of a table, as prefix lookups need it.

@@ -110,7 +110,7 @@ impl NumberTexts {
     }
 
     /// The texts of several documents written together (an event's records in one batch): a
-    /// double read from different values in different documents is [`Seen::Several`] there.
+    /// double read from different values in different documents is refused (several values).
     /// `None` when there is none.
     pub fn merged<'a>(all: impl IntoIterator<Item = &'a Arc<NumberTexts>>) -> Option<Arc<Self>> {
         let mut all = all.into_iter();

@@ -15,7 +15,7 @@ pub struct LookupRequest {
     /// One object per lookup, with a value for every primary-key column.
     #[serde(deserialize_with = "super::strict_rows")]
     pub keys: Vec<Row>,
-    /// The texts of the body's numbers read as doubles (see [`LookupRequest::from_json_slice`]).
+    /// The texts of the body's numbers read as doubles (see [`LookupRequest::with_number_texts`]).
     #[serde(skip)]
     pub number_texts: Option<Arc<NumberTexts>>,
 }

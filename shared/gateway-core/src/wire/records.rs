@@ -90,7 +90,7 @@ impl WriteRequest {
         })?;
         let mut request = raw.validate()?;
         request.ensure_no_vanishing_number(body)?;
-        request.number_texts = Some(NumberTexts::scan(body));
+        request.number_texts = texts_if_needed(body, &request.entries);
         Ok(request)
     }
 
@@ -148,6 +148,15 @@ impl<'de> Deserialize<'de> for WriteRequest {
     }
 }
 
+/// The texts of `body`'s doubles, when a row of `entries` holds one: most bodies hold none and
+/// skip the scan.
+fn texts_if_needed(body: &[u8], entries: &[WriteEntry]) -> Option<Arc<NumberTexts>> {
+    entries
+        .iter()
+        .any(|e| e.row.values().any(super::holds_double))
+        .then(|| NumberTexts::scan(body))
+}
+
 /// 413 `limit_exceeded` for a write of more than `max_rows` entries.
 pub fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayError> {
     if entries > max_rows {
@@ -167,7 +176,7 @@ pub fn ensure_row_limit(entries: usize, max_rows: usize) -> Result<(), GatewayEr
 pub struct NdjsonBody {
     entries: Vec<WriteEntry>,
     /// The body's numbers read as doubles (see [`WriteRequest::number_texts`]).
-    number_texts: Arc<NumberTexts>,
+    number_texts: Option<Arc<NumberTexts>>,
     /// Indexes of the entries that were bare rows.
     bare: Vec<usize>,
 }
@@ -240,9 +249,9 @@ impl NdjsonBody {
             ));
         }
         Ok(NdjsonBody {
+            number_texts: texts_if_needed(body, &entries),
             entries,
             bare,
-            number_texts: NumberTexts::scan(body),
         })
     }
 
@@ -275,7 +284,7 @@ impl NdjsonBody {
         WriteRequest {
             partial_update_columns: None,
             entries: self.entries,
-            number_texts: Some(self.number_texts),
+            number_texts: self.number_texts,
         }
     }
 }
