@@ -572,6 +572,35 @@ fn years_past_9999_are_read_in_the_expanded_form_as_the_fluss_gateway_reads_them
     assert!(err(&ntz, json!("+10000-01-01T00:00:00Z")).contains("has a zone or offset"));
 }
 
+/// A time of day without seconds, as the Fluss Gateway reads it: seconds 0.
+#[test]
+fn times_of_day_without_seconds_are_read_as_the_fluss_gateway_reads_them() {
+    let time = one(json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 3}));
+    match datum(&time, json!("03:04")) {
+        Datum::Time(t) => assert_eq!(t.get_inner(), (3 * 60 + 4) * 60_000),
+        d => panic!("{d:?}"),
+    }
+    let ntz = one(json!({"type": "TIMESTAMP_WITHOUT_TIME_ZONE", "precision": 3}));
+    let ltz = one(json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 3}));
+    let millis = |c: &RowCodec, v| match datum(c, v) {
+        Datum::TimestampLtz(t) => t.get_epoch_millisecond(),
+        Datum::TimestampNtz(t) => t.get_millisecond(),
+        d => panic!("{d:?}"),
+    };
+    let at = 1_704_164_640_000; // 2024-01-02T03:04:00Z
+    assert_eq!(millis(&ntz, json!("2024-01-02T03:04")), at);
+    assert_eq!(millis(&ltz, json!("2024-01-02T03:04Z")), at);
+    assert_eq!(millis(&ltz, json!("2024-01-02T04:04+01:00")), at);
+    assert_eq!(
+        millis(&ltz, json!("+10000-01-01T00:00Z")),
+        2_932_897 * 86_400_000
+    );
+    assert!(err(&time, json!("03:4")).contains("expects a time"));
+    assert!(err(&time, json!("24:00")).contains("expects a time"));
+    assert!(err(&ntz, json!("2024-01-02T03:04Z")).contains("has a zone or offset"));
+    assert!(err(&ltz, json!("2024-01-02T03:04")).contains("needs a zone"));
+}
+
 #[test]
 fn times_are_millisecond_resolution() {
     let c = one(json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 3}));
@@ -586,7 +615,7 @@ fn times_are_millisecond_resolution() {
         "entry `e1`: column `v` has 4 fraction digits, more than TIME(3) allows (3): \"12:34:56.7891\""
     );
     assert!(err(&c, json!("25:00:00")).contains("expects a time"));
-    assert!(err(&c, json!("12:34")).contains("expects a time"));
+    assert!(err(&c, json!("12:3")).contains("expects a time"));
     let c0 = one(json!({"type": "TIME_WITHOUT_TIME_ZONE", "precision": 0}));
     assert!(err(&c0, json!("12:00:00.5")).contains("more than TIME(0) allows"));
     // jiff reads a trailing offset or zone and drops it: a time of day has none.

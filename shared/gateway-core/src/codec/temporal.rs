@@ -286,6 +286,9 @@ const TIME_STORED_DIGITS: u32 = crate::types::MAX_STORED_TIME_PRECISION as u32;
 /// `HH:MM:SS[.fff]` → milliseconds of the day. Fluss stores TIME with millisecond resolution.
 pub(super) fn time(v: &Scalar<'_>, precision: u32) -> VResult<i32> {
     let s = string(v).map_err(|_| expected_scalar("a time string \"HH:MM:SS[.fff]\"", v))?;
+    if let Some(full) = seconds_added(s, 0) {
+        return time(&Scalar::Str(&full), precision);
+    }
     let bad = || {
         ValueError::new(format!(
             "expects a time \"HH:MM:SS[.fff]\", got \"{}\"",
@@ -314,6 +317,18 @@ pub(super) fn time(v: &Scalar<'_>, precision: u32) -> VResult<i32> {
     }
     check_fraction(s, digits, precision, "TIME", precision)?;
     Ok((nanos / 1_000_000) as i32)
+}
+
+/// A time of day written without its seconds (`HH:MM`, then the end or a zone), as the Fluss
+/// Gateway reads it, with `:00` added after the minutes; `t_at` is where the time of day starts
+/// in `s`. `None` for every other text, which is read as it is.
+fn seconds_added(s: &str, t_at: usize) -> Option<String> {
+    let t = s.as_bytes().get(t_at..)?;
+    let digits =
+        |r: std::ops::Range<usize>| t.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let minutes_end = matches!(t.get(5), None | Some(b'Z' | b'z' | b'+' | b'-'));
+    (digits(0..2) && t.get(2) == Some(&b':') && digits(3..5) && minutes_end)
+        .then(|| format!("{}:00{}", &s[..t_at + 5], &s[t_at + 5..]))
 }
 
 /// Refuses second 60 of a time of day (`t`, `HH:MM:SS…` or jiff's basic `HHMMSS…`): jiff reads
@@ -430,6 +445,9 @@ pub(super) fn timestamp_ntz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32
             ));
         }
     };
+    if let Some(full) = s.find('T').and_then(|t| seconds_added(s, t + 1)) {
+        return timestamp_ntz(&Scalar::Str(&full), precision);
+    }
     let bad = || {
         ValueError::new(format!(
             "expects a date-time without zone \"YYYY-MM-DDTHH:MM:SS[.f]\", got \"{}\"",
@@ -476,6 +494,9 @@ pub(super) fn timestamp_ltz(v: &Scalar<'_>, precision: u32) -> VResult<(i64, i32
             ));
         }
     };
+    if let Some(full) = s.find('T').and_then(|t| seconds_added(s, t + 1)) {
+        return timestamp_ltz(&Scalar::Str(&full), precision);
+    }
     if let Some((millis, nanos)) = plain_utc(s) {
         // `YYYY-MM-DDTHH:MM:SS` is 19 bytes, then `.` and the fraction, then `Z`.
         let digits = s.len().saturating_sub(21);
