@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use bigdecimal::BigDecimal;
 
+use crate::wire::has_nonzero_mantissa;
+
 /// The texts of a body's numbers that parse to doubles, by the double's bits.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct NumberTexts {
@@ -164,10 +166,18 @@ impl NumberTexts {
     }
 }
 
-/// Whether two number texts are the same value (`1.5`, `1.50`, `15e-1`).
+/// Whether two number texts of one double are the same value (`1.5`, `1.50`, `15e-1`).
 fn same_value(a: &str, b: &str) -> bool {
+    // Zero in any spelling is zero. Compared as decimals, `0e-999999999` would be rescaled
+    // to `0.0`'s scale through a power of ten with a billion digits.
+    let (a_zero, b_zero) = (!has_nonzero_mantissa(a), !has_nonzero_mantissa(b));
+    if a_zero || b_zero {
+        return a_zero && b_zero;
+    }
+    // Normalised (trailing zeros dropped), two equal values have the same digits and scale;
+    // two different ones of one double are within a few digits of each other.
     match (BigDecimal::from_str(a), BigDecimal::from_str(b)) {
-        (Ok(a), Ok(b)) => a == b,
+        (Ok(a), Ok(b)) => a.normalized() == b.normalized(),
         _ => false,
     }
 }
@@ -219,6 +229,10 @@ mod tests {
         let scoped = |v: f64| NumberTexts::in_scope(Some(&t), || text_of(v));
         assert_eq!(scoped(0.1), Text::Several);
         assert_eq!(scoped(1.5), Text::Sent("1.5".into()));
+        // Zero with an exponent of a billion is zero, and costs no rescaling to say so.
+        let t = texts_of("[0.0, 0e-999999999]");
+        let scoped = |v: f64| NumberTexts::in_scope(Some(&t), || text_of(v));
+        assert_eq!(scoped(0.0), Text::Sent("0.0".into()));
     }
 
     #[test]
