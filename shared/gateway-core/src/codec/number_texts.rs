@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use bigdecimal::BigDecimal;
 
-use crate::wire::has_nonzero_mantissa;
+use crate::wire::{has_nonzero_mantissa, number_token, string_end};
 
 /// The texts of a body's numbers that parse to doubles, by the double's bits.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -83,24 +83,11 @@ impl NumberTexts {
         let mut i = 0;
         while let Some(&b) = json.get(i) {
             match b {
-                b'"' => {
-                    i += 1;
-                    while let Some(&c) = json.get(i) {
-                        match c {
-                            b'\\' => i += 2,
-                            b'"' => break,
-                            _ => i += 1,
-                        }
-                    }
-                }
+                b'"' => i = string_end(json, i + 1),
                 b'-' | b'0'..=b'9' => {
-                    let start = i;
-                    while json.get(i + 1).is_some_and(|c| {
-                        matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-                    }) {
-                        i += 1;
-                    }
-                    if let Ok(text) = std::str::from_utf8(&json[start..=i]) {
+                    let token = number_token(json, i);
+                    i += token.len() - 1;
+                    if let Ok(text) = std::str::from_utf8(token) {
                         texts.record(text);
                     }
                 }

@@ -411,15 +411,7 @@ pub(crate) fn first_vanishing_number(json: &[u8]) -> Option<VanishingNumber<'_>>
             },
             b'"' => {
                 let start = i + 1;
-                let mut end = start;
-                while let Some(&c) = json.get(end) {
-                    match c {
-                        b'\\' => end += 2,
-                        b'"' => break,
-                        _ => end += 1,
-                    }
-                }
-                let end = end.min(json.len());
+                let end = string_end(json, start);
                 if let Some(Frame::Object { key, expect_key }) = stack.last_mut()
                     && *expect_key
                 {
@@ -429,14 +421,8 @@ pub(crate) fn first_vanishing_number(json: &[u8]) -> Option<VanishingNumber<'_>>
                 i = end;
             }
             b'-' | b'0'..=b'9' => {
-                let start = i;
-                while json
-                    .get(i + 1)
-                    .is_some_and(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-                {
-                    i += 1;
-                }
-                let token = &json[start..=i];
+                let token = number_token(json, i);
+                i += token.len() - 1;
                 if let Some(literal) = vanishes(token) {
                     let path = stack
                         .iter()
@@ -455,6 +441,31 @@ pub(crate) fn first_vanishing_number(json: &[u8]) -> Option<VanishingNumber<'_>>
         i += 1;
     }
     None
+}
+
+/// Where the string whose contents start at `start` ends: the index of its closing quote (or
+/// the end of `json`). Escapes are stepped over, so `\"` does not end it.
+pub(crate) fn string_end(json: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while let Some(&c) = json.get(end) {
+        match c {
+            b'\\' => end += 2,
+            b'"' => break,
+            _ => end += 1,
+        }
+    }
+    end.min(json.len())
+}
+
+/// The number token starting at `start`, which holds a `-` or a digit (so the token is never
+/// empty): the bytes a JSON number can hold.
+pub(crate) fn number_token(json: &[u8], start: usize) -> &[u8] {
+    let rest = json.get(start..).unwrap_or_default();
+    let len = rest
+        .iter()
+        .take_while(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .count();
+    &rest[..len]
 }
 
 /// The number's text when it is not zero and parses to zero; cheap for every other number.
