@@ -9,9 +9,19 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// A `[suite]` figure line, written to stderr past the test harness's capture (as
+/// `integration_tests::progress` does) so that `make test` prints the suite's figures.
+macro_rules! suite {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod cluster_safety;
 mod ingest_disruptive;
 mod managed_instances;
 mod pool_disruptive;
 mod reliability;
 mod write_disruptive;
+mod write_load;

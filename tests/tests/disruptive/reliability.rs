@@ -21,14 +21,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fluss::metadata::TablePath;
-use fluss::row::DataGetters;
-use integration_tests::native::{log_scanner, lookuper, string_of};
+use integration_tests::native::{lookuper, string_of};
 use integration_tests::private_stack::PrivateStack;
 use integration_tests::server::{ServerProcess, assert_no_secrets, secured_env};
-use integration_tests::{Stack, assert_no_internals, bounded, unique_name};
+use integration_tests::{Stack, unique_name};
 use serde_json::{Value, json};
 
-const DB: &str = "suite";
+use super::write_load::{
+    Client, DB, Reply, env_number, log_ids, lookups, missing_rows, records, stream, successes,
+};
 
 /// The suite's tests run one at a time: each loads the two cores (a private cluster or 50
 /// clients), and a deadline or RSS figure measured beside another would say little.
@@ -36,167 +37,6 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A `[suite]` figure line, written to stderr past the test harness's capture (as
-/// `integration_tests::progress` does) so that `make test` prints the suite's figures.
-macro_rules! suite {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
-    }};
-}
-
-/// An HTTP answer: status 0 when the transport failed (no answer at all).
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    body: Value,
-    elapsed: Duration,
-}
-
-/// A keep-alive client of one server, with its API key.
-#[derive(Clone)]
-struct Client {
-    http: reqwest::Client,
-    base: String,
-    key: String,
-}
-
-impl Client {
-    /// `limit` bounds each request end to end: a request still unanswered then is a hang.
-    fn new(server: &ServerProcess, key: &str, limit: Duration) -> Client {
-        Client {
-            http: reqwest::Client::builder()
-                .timeout(limit)
-                .pool_max_idle_per_host(64)
-                .build()
-                .expect("http client"),
-            base: format!("http://{}", server.addr()),
-            key: key.to_owned(),
-        }
-    }
-
-    async fn post(&self, path: &str, body: &Value) -> Reply {
-        let started = Instant::now();
-        let sent = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .header("x-api-key", &self.key)
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await;
-        let (status, bytes) = match sent {
-            Ok(response) => {
-                let status = response.status().as_u16();
-                (status, response.bytes().await.map(|b| b.to_vec()))
-            }
-            Err(_) => (0, Ok(Vec::new())),
-        };
-        let bytes = bytes.unwrap_or_default();
-        assert_no_internals(path, &bytes);
-        Reply {
-            status,
-            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-            elapsed: started.elapsed(),
-        }
-    }
-
-    /// Creates the suite's database (if absent) and a table of `id INT` (the key when `pk`)
-    /// and `v STRING` with `buckets` buckets; the gateway answers once every bucket has a leader.
-    async fn create_table(&self, table: &str, pk: bool, buckets: u32) {
-        let db = self
-            .post("/v1/clusters/default/databases", &json!({"database": DB}))
-            .await;
-        assert!(db.status == 201 || db.status == 409, "{db:?}");
-        let mut spec = json!({
-            "table_name": table,
-            "columns": [
-                {"name": "id", "data_type": {"type": "INT"}},
-                {"name": "v", "data_type": {"type": "STRING"}}
-            ],
-            "distribution": {"bucket_count": buckets}
-        });
-        if pk {
-            spec["primary_key"] = json!(["id"]);
-        }
-        let url = format!("/v1/clusters/default/databases/{DB}/tables");
-        let created = self.post(&url, &spec).await;
-        assert_eq!(created.status, 201, "{created:?}");
-    }
-}
-
-fn records(table: &str) -> String {
-    format!("/v1/clusters/default/databases/{DB}/tables/{table}/records")
-}
-
-fn lookups(table: &str) -> String {
-    format!("{}/lookup", records(table))
-}
-
-/// The entry ids of a write answer's `successes`.
-fn successes(body: &Value) -> Vec<String> {
-    body["successes"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .filter_map(|e| e["id"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Looks `ids` up through the gateway, 100 keys a request; the ids whose row is missing or
-/// holds another value than `value_of(id)`, in ascending order.
-async fn missing_rows(
-    client: &Client,
-    table: &str,
-    ids: &[i32],
-    value_of: impl Fn(i32) -> String + Copy + Send + 'static,
-) -> Vec<i32> {
-    // Lookups of 100 keys, eight in flight: one at a time, the soak's final check of ~950,000
-    // rows took 60 s of the suite; the gateway serves up to 64 lookups at once.
-    const IN_FLIGHT: usize = 8;
-    let mut shares = vec![Vec::new(); IN_FLIGHT];
-    for (n, chunk) in ids.chunks(100).enumerate() {
-        shares[n % IN_FLIGHT].push(chunk.to_vec());
-    }
-    let mut lanes = tokio::task::JoinSet::new();
-    for mine in shares {
-        let (client, table) = (client.clone(), table.to_owned());
-        lanes.spawn(async move {
-            let mut missing = Vec::new();
-            for chunk in mine {
-                let keys: Vec<Value> = chunk.iter().map(|id| json!({ "id": id })).collect();
-                let reply = client
-                    .post(&lookups(&table), &json!({ "keys": keys }))
-                    .await;
-                assert_eq!(reply.status, 200, "{reply:?}");
-                let results = reply.body["results"].as_array().expect("results");
-                assert_eq!(results.len(), chunk.len(), "one result per key: {reply:?}");
-                for (id, result) in chunk.iter().zip(results) {
-                    if result["found"] != true || result["row"]["v"] != value_of(*id) {
-                        missing.push(*id);
-                    }
-                }
-            }
-            missing
-        });
-    }
-    let mut missing = Vec::new();
-    while let Some(lane) = lanes.join_next().await {
-        missing.extend(lane.expect("lookup lane"));
-    }
-    missing.sort_unstable();
-    missing
-}
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// How long before a kill -9 an acked row may still be lost by Fluss itself: a TabletServer
@@ -207,95 +47,6 @@ fn env_number(name: &str, default: u64) -> u64 {
 const UNSAVED_WINDOW: Duration = Duration::from_millis(2500);
 
 // --- kill -9 of the TabletServer during a write stream -----------------------------------
-
-/// What the stream saw of each row: reported written, reported not written, or unknown.
-#[derive(Default)]
-struct Ledger {
-    acked: Vec<i32>,
-    /// When each acked row's answer came, in `acked` order.
-    acked_at: Vec<Instant>,
-    failed: u64,
-    unknown: u64,
-    requests: u64,
-    statuses: HashMap<u16, u64>,
-    slowest: Duration,
-}
-
-/// Writes batches of `batch` rows with fresh ids (`first_id`, `first_id + 1`, …) until `stop`,
-/// recording each row's reported outcome. `op` is `append` or `upsert`.
-async fn stream(
-    client: Client,
-    table: String,
-    op: &'static str,
-    first_id: i32,
-    batch: i32,
-    stop: Arc<AtomicBool>,
-    acks: Arc<std::sync::atomic::AtomicU64>,
-) -> Ledger {
-    let mut ledger = Ledger::default();
-    let mut next = first_id;
-    while !stop.load(Ordering::Relaxed) {
-        let ids: Vec<i32> = (next..next + batch).collect();
-        next += batch;
-        let entries: Vec<Value> = ids
-            .iter()
-            .map(|id| json!({"id": id.to_string(), op: {"id": id, "v": format!("v{id}")}}))
-            .collect();
-        let reply = client
-            .post(&records(&table), &json!({ "entries": entries }))
-            .await;
-        ledger.requests += 1;
-        *ledger.statuses.entry(reply.status).or_default() += 1;
-        ledger.slowest = ledger.slowest.max(reply.elapsed);
-        match reply.status {
-            200 => {
-                let ok: HashSet<String> = successes(&reply.body).into_iter().collect();
-                for f in reply.body["failures"].as_array().into_iter().flatten() {
-                    if f["error_code"] == "timeout" {
-                        ledger.unknown += 1;
-                    } else {
-                        ledger.failed += 1;
-                    }
-                }
-                let now = Instant::now();
-                for id in ids.iter().filter(|id| ok.contains(&id.to_string())) {
-                    ledger.acked.push(*id);
-                    ledger.acked_at.push(now);
-                    acks.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            // The deadline passed with rows sent: their outcome is unknown.
-            504 | 0 => ledger.unknown += ids.len() as u64,
-            _ => ledger.failed += ids.len() as u64,
-        }
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    }
-    ledger
-}
-
-/// Every id of the log table `path` (one bucket), read from the earliest offset until `want`
-/// distinct ids are seen or nothing new arrives for 5 s; (ids with their counts).
-async fn log_ids(stack: &Stack, path: &TablePath, want: usize) -> HashMap<i32, u32> {
-    let conn = stack.connect_plaintext().await;
-    let scanner = log_scanner(&conn, path).await;
-    let mut seen: HashMap<i32, u32> = HashMap::new();
-    let mut quiet_since = Instant::now();
-    while seen.len() < want || quiet_since.elapsed() < Duration::from_millis(1500) {
-        if quiet_since.elapsed() > Duration::from_secs(5) {
-            break;
-        }
-        let polled = bounded("poll", scanner.poll(Duration::from_millis(500)))
-            .await
-            .expect("poll");
-        if !polled.is_empty() {
-            quiet_since = Instant::now();
-        }
-        for rec in polled {
-            *seen.entry(rec.row().get_int(0).expect("id")).or_default() += 1;
-        }
-    }
-    seen
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tablet_server_killed_during_a_write_stream_loses_no_row_reported_written() {
