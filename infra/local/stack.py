@@ -9,11 +9,17 @@ Maven Central jars) and moto in server mode on 127.0.0.1, and writes every addre
     stack.py start    fetch, then start everything in a fresh state folder and wait for readiness
     stack.py stop     stop every process of the stack and delete its state (logs are kept)
     stack.py status   show what runs, where, and where the logs are
-    stack.py restart-tablet  start the TabletServer again on its data (after a test killed it)
+    stack.py restart NAME    start one server again on its data after a test stopped it (`tablet`,
+                             `tablet-1`, `tablet-2`, `coordinator`); `restart-tablet` = `restart tablet`
     stack.py env      print the path of the env file
 
 Only the Python standard library is used; Maven (`mvn`) and Java 17 must be on PATH.
 Settings come from environment variables (see `Settings`); ports default to free ones.
+
+`FLUSS_STACK_SHAPE` picks the cluster's shape (see `SHAPES`): `dev` (the default: one
+TabletServer, replication 1, what `make run` and most tests use) or `production` (three
+TabletServers, default replication 3, at least two in-sync replicas for a write: the shape whose
+acknowledged rows survive the loss of one server; the durability suite runs on it).
 """
 
 from __future__ import annotations
@@ -56,8 +62,32 @@ TABLET_MAIN = "org.apache.fluss.server.tablet.TabletServer"
 # SASL/PLAIN users of the local cluster. `admin` is a super user; alice and bob are not.
 SASL_USERS = ["admin", "alice", "bob"]
 
-# Stop order: dependants first.
-STOP_ORDER = ["tablet", "coordinator", "zookeeper", "moto"]
+# Stop order: dependants first (every TabletServer before these).
+STOP_ORDER = ["coordinator", "zookeeper", "moto"]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How many TabletServers run and what replication tables get by default."""
+
+    tablets: int
+    # `default.replication.factor`: tables created without their own factor get this one.
+    replication: int
+    # `log.replica.min-in-sync-replicas-number`: a write with acks=all (the gateway's) is refused
+    # unless this many replicas hold it, so an acknowledged row is on two servers at least.
+    min_in_sync: int
+
+
+SHAPES = {
+    "dev": Shape(tablets=1, replication=1, min_in_sync=1),
+    "production": Shape(tablets=3, replication=3, min_in_sync=2),
+}
+
+
+def tablet_name(server_id: int) -> str:
+    """The process name of TabletServer `server_id` (pids.json, logs): `tablet` for 0, as it
+    always was, `tablet-1`, `tablet-2` for the others."""
+    return "tablet" if server_id == 0 else f"tablet-{server_id}"
 
 JVM_COMMON = [
     "-XX:+UseG1GC",
@@ -104,6 +134,17 @@ class Settings:
     # Extra server.yaml entries for both servers, `key=value` separated by commas (disruptive
     # tests shorten idle and session timeouts, e.g. `netty.connection.max-idle-time=3s`).
     server_conf: str = os.environ.get("FLUSS_STACK_SERVER_CONF", "")
+    # The cluster's shape, a key of SHAPES.
+    shape_name: str = field(default_factory=lambda: os.environ.get("FLUSS_STACK_SHAPE", "dev"))
+
+    @property
+    def shape(self) -> Shape:
+        try:
+            return SHAPES[self.shape_name]
+        except KeyError:
+            raise StackError(
+                f"FLUSS_STACK_SHAPE={self.shape_name!r} is not one of {', '.join(SHAPES)}"
+            ) from None
 
     @property
     def lib_dir(self) -> Path:
@@ -316,7 +357,13 @@ def _extra_conf(spec: str) -> list[str]:
 
 
 def _server_yaml(
-    zk_port: int, remote: Path, ports: tuple[int, int, int], jaas: str, tablet_data: Path | None, extra: str = ""
+    zk_port: int,
+    remote: Path,
+    ports: tuple[int, int, int],
+    jaas: str,
+    shape: Shape,
+    tablet: tuple[int, Path] | None,
+    extra: str = "",
 ) -> str:
     internal, sasl, plain = ports
     lines = [
@@ -324,7 +371,8 @@ def _server_yaml(
         "zookeeper.path.root: /fluss",
         f"remote.data.dir: {remote}",
         "default.bucket.number: 1",
-        "default.replication.factor: 1",
+        f"default.replication.factor: {shape.replication}",
+        f"log.replica.min-in-sync-replicas-number: {shape.min_in_sync}",
         "internal.listener.name: INTERNAL",
         f"bind.listeners: INTERNAL://127.0.0.1:{internal},CLIENT://127.0.0.1:{sasl},PLAIN_CLIENT://127.0.0.1:{plain}",
         "security.protocol.map: CLIENT:SASL",
@@ -339,8 +387,9 @@ def _server_yaml(
         "server.io-pool.size: 4",
         "server.buffer.memory-size: 64mb",
     ]
-    if tablet_data is not None:
-        lines += ["tablet-server.id: 0", f"data.dir: {tablet_data}"]
+    if tablet is not None:
+        server_id, data = tablet
+        lines += [f"tablet-server.id: {server_id}", f"data.dir: {data}"]
     lines += _extra_conf(extra)
     return "\n".join(lines) + "\n"
 
@@ -470,16 +519,24 @@ def _start(s: Settings, lib: Path) -> None:
 
         remote = state / "remote"
         _private_dir(remote)
-        for role, trio, data in [
-            ("coordinator", (ports["coordinator_internal"], ports["coordinator_sasl"], ports["coordinator_plain"]), None),
-            ("tablet", (ports["tablet_internal"], ports["tablet_sasl"], ports["tablet_plain"]), state / "tablet-data"),
-        ]:
-            conf = state / f"{role}-conf"
+        shape = s.shape
+        log(f"shape {s.shape_name}: {shape.tablets} TabletServer(s), replication {shape.replication}, "
+            f"min in-sync replicas {shape.min_in_sync}")
+        servers = [("coordinator", (ports["coordinator_internal"], ports["coordinator_sasl"], ports["coordinator_plain"]), None)]
+        servers.append(("tablet", (ports["tablet_internal"], ports["tablet_sasl"], ports["tablet_plain"]), 0))
+        # The other TabletServers' ports are in their own server.yaml (restart reads them there).
+        servers += [(tablet_name(i), (_free_port(), _free_port(), _free_port()), i) for i in range(1, shape.tablets)]
+        for name, trio, server_id in servers:
+            conf = state / f"{name}-conf"
             _private_dir(conf)
+            tablet = None if server_id is None else (server_id, state / f"{name}-data")
             # Holds the JAAS config with every password: 0600 in a 0700 folder.
-            _private_file(conf / "server.yaml", _server_yaml(ports["zookeeper"], remote, trio, jaas, data, s.server_conf))
-            st.spawn(role, _server_cmd(s, lib, state, role))
-            st.wait(f"{role} ports", lambda trio=trio: all(_port_open(p) for p in trio))
+            _private_file(
+                conf / "server.yaml",
+                _server_yaml(ports["zookeeper"], remote, trio, jaas, shape, tablet, s.server_conf),
+            )
+            st.spawn(name, _server_cmd(s, lib, state, name))
+            st.wait(f"{name} ports", lambda trio=trio: all(_port_open(p) for p in trio))
 
         # moto (AWS APIs) from the project virtualenv.
         moto = s.venv_bin / "moto_server"
@@ -491,7 +548,7 @@ def _start(s: Settings, lib: Path) -> None:
         write_env(s, ports, passwords, state)
 
         if s.probe:
-            env = dict(os.environ, FLUSS_STACK_ENV=str(s.env_file))
+            env = _probe_env(s)
             st.wait("fluss client call (probe)", lambda: _probe_ok(s.probe, env))
         else:
             log("FLUSS_PROBE_BIN not set: readiness was checked on ports only")
@@ -509,42 +566,61 @@ SERVERS = {
 }
 
 
-def _server_cmd(s: Settings, lib: Path, state: Path, role: str) -> list[str]:
-    main, heap, direct = SERVERS[role]
-    conf = state / f"{role}-conf"
-    return _java(heap, direct, s.log_dir / f"{role}.log", state / "log4j.properties", lib, main, ["--configDir", str(conf)])
+def _server_cmd(s: Settings, lib: Path, state: Path, name: str) -> list[str]:
+    main, heap, direct = SERVERS["coordinator" if name == "coordinator" else "tablet"]
+    conf = state / f"{name}-conf"
+    return _java(heap, direct, s.log_dir / f"{name}.log", state / "log4j.properties", lib, main, ["--configDir", str(conf)])
 
 
-def restart_tablet(s: Settings) -> None:
-    """Starts the TabletServer again on its configuration and data (after a test killed it):
-    same id, ports and data.dir, so it recovers its logs and takes its buckets back."""
+def _probe_env(s: Settings) -> dict:
+    """The probe's environment: this stack's env file, and ready only once every TabletServer
+    of the running stack's shape (its env file says how many) is registered: a replication-3
+    table cannot be created with fewer."""
+    env = dict(line.split("=", 1) for line in s.env_file.read_text().splitlines() if "=" in line)
+    tablets = env.get("FLUSS_TABLET_SERVERS", "1")
+    return dict(os.environ, FLUSS_STACK_ENV=str(s.env_file), FLUSS_PROBE_TABLETS=tablets)
+
+
+def _listener_ports(server_yaml: Path) -> list[int]:
+    """The ports of `bind.listeners` in one server's server.yaml."""
+    for line in server_yaml.read_text().splitlines():
+        if line.startswith("bind.listeners:"):
+            return [int(p) for p in re.findall(r":(\d+)(?:,|$)", line.strip())]
+    raise StackError(f"{server_yaml} has no bind.listeners")
+
+
+def restart(s: Settings, name: str) -> None:
+    """Starts one Fluss server again on its configuration and data after a test stopped or
+    killed it: same id, ports and data.dir, so a TabletServer recovers its logs and takes its
+    buckets back, and a coordinator takes the cluster over again."""
     pids = _read_pids(s)
     if not pids or not s.env_file.exists():
         raise StackError("no stack is running here; `stack.py start` first")
+    if name != "coordinator" and not name.startswith("tablet") or name not in pids:
+        servers = ", ".join(n for n in pids if n == "coordinator" or n.startswith("tablet"))
+        raise StackError(f"`{name}` is not a server of this stack (servers: {servers})")
     # A SIGKILL is delivered asynchronously: give the old process a moment to be gone.
     until = time.monotonic() + 10
-    while "tablet" in pids and _alive(pids["tablet"]) and time.monotonic() < until:
+    while _alive(pids[name]) and time.monotonic() < until:
         time.sleep(0.05)
-    if "tablet" in pids and _alive(pids["tablet"]):
-        raise StackError(f"the tablet server still runs (pid {pids['tablet']}); kill it first")
+    if _alive(pids[name]):
+        raise StackError(f"{name} still runs (pid {pids[name]}); stop it first")
     state = Path((s.stack_dir / "state_dir").read_text().strip())
-    env = dict(line.split("=", 1) for line in s.env_file.read_text().splitlines() if "=" in line)
-    # The client listeners (the internal one is not in the env file).
-    ports = [int(env[k].rsplit(":", 1)[1]) for k in ("FLUSS_TABLET_PLAINTEXT", "FLUSS_TABLET_SASL")]
+    ports = _listener_ports(state / f"{name}-conf" / "server.yaml")
     lib = fetch(s)
     old_umask = os.umask(CHILD_UMASK)
     try:
         st = Starter(s)
         # _spawn rewrites pids.json from this dict: keep the other processes in it.
         st.pids = dict(pids)
-        st.spawn("tablet", _server_cmd(s, lib, state, "tablet"))
-        st.wait("tablet ports", lambda: all(_port_open(p) for p in ports))
+        st.spawn(name, _server_cmd(s, lib, state, name))
+        st.wait(f"{name} ports", lambda: all(_port_open(p) for p in ports))
         if s.probe:
-            probe_env = dict(os.environ, FLUSS_STACK_ENV=str(s.env_file))
+            probe_env = _probe_env(s)
             st.wait("fluss client call (probe)", lambda: _probe_ok(s.probe, probe_env))
     finally:
         os.umask(old_umask)
-    log("tablet server restarted")
+    log(f"{name} restarted")
 
 
 def write_env(s: Settings, ports: dict, passwords: dict, state: Path) -> None:
@@ -553,6 +629,8 @@ def write_env(s: Settings, ports: dict, passwords: dict, state: Path) -> None:
     moto = f"http://127.0.0.1:{ports['moto']}"
     entries = {
         "FLUSS_VERSION": FLUSS_VERSION,
+        "FLUSS_STACK_SHAPE": s.shape_name,
+        "FLUSS_TABLET_SERVERS": str(s.shape.tablets),
         "FLUSS_BOOTSTRAP_PLAINTEXT": cs_plain,
         "FLUSS_BOOTSTRAP_SASL": f"127.0.0.1:{ports['coordinator_sasl']}",
         "FLUSS_TABLET_PLAINTEXT": f"127.0.0.1:{ports['tablet_plain']}",
@@ -580,7 +658,8 @@ def write_env(s: Settings, ports: dict, passwords: dict, state: Path) -> None:
 
 def stop(s: Settings, quiet: bool = False) -> None:
     pids = _read_pids(s)
-    for name in STOP_ORDER + [n for n in pids if n not in STOP_ORDER]:
+    tablets = sorted(n for n in pids if n.startswith("tablet"))
+    for name in tablets + STOP_ORDER + [n for n in pids if n not in STOP_ORDER and n not in tablets]:
         pid = pids.get(name)
         if not pid:
             continue
@@ -622,7 +701,8 @@ def status(s: Settings) -> int:
         print("stack: not running")
         return 1
     ok = True
-    for name in ["zookeeper", "coordinator", "tablet", "moto"]:
+    tablets = sorted(n for n in pids if n.startswith("tablet"))
+    for name in ["zookeeper", "coordinator", *tablets, "moto"]:
         pid = pids.get(name)
         alive = bool(pid) and _alive(pid)
         ok &= alive
@@ -638,10 +718,12 @@ def status(s: Settings) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["fetch", "start", "stop", "status", "env", "restart-tablet"])
+    parser.add_argument("command", choices=["fetch", "start", "stop", "status", "env", "restart", "restart-tablet"])
+    parser.add_argument("server", nargs="?", help="restart: the server to start again (tablet, tablet-1, coordinator, ...)")
     args = parser.parse_args()
     s = Settings()
     try:
+        s.shape  # an unknown shape stops every command before it does anything
         if args.command == "fetch":
             print(fetch(s))
         elif args.command == "start":
@@ -653,7 +735,11 @@ def main() -> int:
         elif args.command == "env":
             print(s.env_file)
         elif args.command == "restart-tablet":
-            restart_tablet(s)
+            restart(s, "tablet")
+        elif args.command == "restart":
+            if not args.server:
+                raise StackError("restart: name the server (tablet, tablet-1, coordinator, ...)")
+            restart(s, args.server)
     except StackError as e:
         print(f"[stack] error: {e}", file=sys.stderr)
         return 1

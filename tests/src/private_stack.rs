@@ -34,6 +34,8 @@ pub struct PrivateStack {
     ports: Vec<(&'static str, u16)>,
     /// Extra server.yaml entries (`FLUSS_STACK_SERVER_CONF`), kept for restarts.
     server_conf: String,
+    /// The cluster's shape (`FLUSS_STACK_SHAPE`: `dev` or `production`).
+    shape: &'static str,
     /// Dropped after the cluster is stopped (fields drop after `Drop::drop`).
     _turn: Turn,
 }
@@ -111,6 +113,13 @@ impl PrivateStack {
     /// [`PrivateStack::start`] with extra server.yaml entries for both servers, `key=value`
     /// separated by commas (e.g. `netty.connection.max-idle-time=3s`), kept on every restart.
     pub fn start_with(dir_prefix: &str, server_conf: &str) -> PrivateStack {
+        Self::start_shaped(dir_prefix, "dev", server_conf)
+    }
+
+    /// [`PrivateStack::start_with`] in one of `infra/local/stack.py`'s shapes: `dev` (one
+    /// TabletServer, replication 1) or `production` (three TabletServers named `tablet`,
+    /// `tablet-1`, `tablet-2`; replication 3, two in-sync replicas at least).
+    pub fn start_shaped(dir_prefix: &str, shape: &'static str, server_conf: &str) -> PrivateStack {
         let turn = Turn::take();
         let repo = repo_root();
         let stamp = SystemTime::now()
@@ -131,6 +140,7 @@ impl PrivateStack {
                 .zip(free_ports(PORT_VARS.len()))
                 .collect(),
             server_conf: server_conf.to_owned(),
+            shape,
             _turn: turn,
         };
         stack.run("start");
@@ -144,11 +154,12 @@ impl PrivateStack {
         let started = Instant::now();
         let mut cmd = Command::new("python3");
         cmd.arg(self.repo.join("infra/local/stack.py"))
-            .arg(command)
+            .args(command.split_whitespace())
             .current_dir(&self.repo)
             .env("FLUSS_STACK_DIR", &self.dir)
             .env("FLUSS_PROBE_BIN", &self.probe)
             .env("FLUSS_STACK_SERVER_CONF", &self.server_conf)
+            .env("FLUSS_STACK_SHAPE", self.shape)
             // The shared stack's env file must not leak into this cluster's start or probe.
             .env_remove("FLUSS_STACK_ENV");
         for (var, port) in &self.ports {
@@ -171,6 +182,22 @@ impl PrivateStack {
     /// restart-tablet`): same id, ports and data folder; waits until a client call succeeds.
     pub fn restart_tablet(&self) {
         self.run("restart-tablet");
+    }
+
+    /// Starts one server (`tablet`, `tablet-1`, `coordinator`, …) again on its configuration
+    /// and data after a test stopped or killed it; waits until every TabletServer of the shape
+    /// is registered and a client call succeeds.
+    pub fn restart(&self, server: &str) {
+        self.run(&format!("restart {server}"));
+    }
+
+    /// The process name of TabletServer `server_id` (as `infra/local/stack.py` names it).
+    pub fn tablet_process(server_id: i32) -> String {
+        if server_id == 0 {
+            "tablet".to_owned()
+        } else {
+            format!("tablet-{server_id}")
+        }
     }
 
     /// Addresses and credentials of this cluster, read from its own `stack.env`.
@@ -202,6 +229,33 @@ impl PrivateStack {
             .get(process)
             .copied()
             .unwrap_or_else(|| panic!("no pid of {process}"))
+    }
+
+    /// Stops one process of the cluster as an operator would (SIGTERM, for a Fluss server its
+    /// controlled shutdown) and waits until it is gone; SIGKILL after `limit`. Returns how long
+    /// the process took to exit.
+    pub fn stop_gracefully(
+        &self,
+        process: &str,
+        limit: std::time::Duration,
+    ) -> std::time::Duration {
+        let pid = self.pid(process);
+        let started = Instant::now();
+        self.signal(process, "TERM");
+        while running(pid) {
+            if started.elapsed() > limit {
+                crate::progress(&format!(
+                    "{process} ignored SIGTERM for {limit:?}; killing it"
+                ));
+                self.signal(process, "KILL");
+                while running(pid) {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        started.elapsed()
     }
 
     /// Whether that process is still alive (`kill -0`).
@@ -263,6 +317,18 @@ impl PrivateStack {
 /// Disarms [`PrivateStack::watchdog`] when dropped.
 pub struct Watchdog {
     _disarm: std::sync::mpsc::Sender<()>,
+}
+
+/// Whether `pid` runs: it exists and is not a zombie (the stack's servers are orphans once
+/// `stack.py` exits, and nobody may reap them in a container).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|state| !matches!(state, 'Z' | 'X')),
+        Err(_) => false,
+    }
 }
 
 /// Waits (at most 5 s) until every thread of `pid` is stopped: `kill` returns once SIGSTOP is

@@ -129,8 +129,32 @@ def test_env_file_is_private(tmp_path):
 
 def test_server_yaml_keeps_the_jaas_key():
     # The gateway's config route test expects the key listed (and redacts it itself).
-    yaml = stack._server_yaml(2181, Path("/r"), (1, 2, 3), JAAS, None)
+    yaml = stack._server_yaml(2181, Path("/r"), (1, 2, 3), JAAS, stack.SHAPES["dev"], None)
     assert f"security.sasl.plain.jaas.config: {JAAS}\n" in yaml
+
+
+def test_the_production_shape_replicates_three_times_and_needs_two_in_sync():
+    shape = stack.SHAPES["production"]
+    assert shape.tablets == 3
+    yaml = stack._server_yaml(2181, Path("/r"), (1, 2, 3), JAAS, shape, (2, Path("/d")))
+    assert "default.replication.factor: 3\n" in yaml
+    assert "log.replica.min-in-sync-replicas-number: 2\n" in yaml
+    assert "tablet-server.id: 2\n" in yaml and "data.dir: /d\n" in yaml
+    dev = stack._server_yaml(2181, Path("/r"), (1, 2, 3), JAAS, stack.SHAPES["dev"], None)
+    assert "default.replication.factor: 1\n" in dev and "tablet-server.id" not in dev
+    assert [stack.tablet_name(i) for i in range(3)] == ["tablet", "tablet-1", "tablet-2"]
+
+
+def test_an_unknown_shape_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv("FLUSS_STACK_SHAPE", "huge")
+    with pytest.raises(stack.StackError, match="huge"):
+        stack.Settings().shape
+
+
+def test_restart_reads_the_ports_of_a_servers_own_yaml(tmp_path):
+    yaml = stack._server_yaml(2181, tmp_path, (11, 12, 13), JAAS, stack.SHAPES["production"], (1, tmp_path))
+    (tmp_path / "server.yaml").write_text(yaml)
+    assert stack._listener_ports(tmp_path / "server.yaml") == [11, 12, 13]
 
 
 def test_process_umask_is_restored_after_start(monkeypatch, tmp_path):

@@ -44,8 +44,16 @@ async fn probe() -> Result<String, String> {
         .iter()
         .filter(|n| matches!(n.server_type(), ServerType::TabletServer))
         .count();
-    if tablets == 0 {
-        return Err("no TabletServer registered yet".into());
+    // `infra/local/stack.py` says how many TabletServers its shape runs (1 when unset).
+    let wanted = std::env::var("FLUSS_PROBE_TABLETS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
+    if tablets < wanted {
+        return Err(format!(
+            "{tablets} of {wanted} TabletServers registered yet"
+        ));
     }
     let sasl = stack
         .connect_sasl("admin", stack.sasl_password("admin"))
