@@ -355,6 +355,15 @@ async fn await_acks(
                     Ack::Done(Ok(()))
                 }
                 Some(Err(e)) if refused_unwritten(&e) => Ack::Resendable(GatewayError::from(&e)),
+                Some(Err(e)) if outcome_unknown(&e) => {
+                    let mapped = GatewayError::new(
+                        ErrorCode::Timeout,
+                        "sent, but Fluss did not confirm it (connection lost or too few in-sync \
+                         replicas after the append); the row may or may not be written",
+                    );
+                    first_error.get_or_insert(e);
+                    Ack::Done(Err(mapped))
+                }
                 Some(Err(e)) => {
                     let mapped = GatewayError::from(&e);
                     first_error.get_or_insert(e);
@@ -438,6 +447,36 @@ fn refused_unwritten(e: &fluss::error::Error) -> bool {
                 | FlussError::UnknownWriterIdException
         )
     )
+}
+
+/// Whether a row's error leaves its outcome open: the leader may have appended it (and a
+/// follower copied it) although no ack came. Reported as `timeout` (may or may not be
+/// written), never as a failure that says the row was not written: a caller that takes such a
+/// failure at its word and moves on would be wrong, and one that retries may write a duplicate,
+/// which a `timeout` tells it to expect. Leader errors before the append
+/// ([`refused_unwritten`]), `NotEnoughReplicas` (checked before the append) and refusals of
+/// the row itself stay failures.
+fn outcome_unknown(e: &fluss::error::Error) -> bool {
+    use fluss::rpc::FlussError;
+    match e.api_error() {
+        Some(api) => matches!(
+            api,
+            FlussError::NotEnoughReplicasAfterAppendException
+                | FlussError::RequestTimeOut
+                | FlussError::NetworkException
+        ),
+        // The connection broke, or the writer was closed or aborted its batches (a connection
+        // rebuilt under load force-closes the old writer) with the batch possibly in flight:
+        // the request may have reached the leader. Only a batch aborted because no writer id
+        // could be allocated was certainly never sent (fluss-rs sends nothing without one).
+        None => match e {
+            fluss::error::Error::RpcError { .. } | fluss::error::Error::WriterClosed { .. } => true,
+            fluss::error::Error::UnexpectedError { message, .. } => {
+                !message.starts_with("Writer ID allocation failed")
+            }
+            _ => false,
+        },
+    }
 }
 
 /// First pause before a refused row is sent again; doubled each round.
@@ -606,6 +645,40 @@ mod tests {
             panic!("row 0 must fail")
         };
         assert!(e.message().contains("not sent again"), "{}", e.message());
+    }
+
+    #[test]
+    fn an_error_after_the_append_or_a_broken_connection_leaves_the_outcome_open() {
+        use fluss::rpc::{ApiError, FlussError};
+        let api = |e: FlussError| fluss::error::Error::FlussAPIError {
+            api_error: ApiError {
+                code: e.code(),
+                message: String::new(),
+            },
+        };
+        assert!(outcome_unknown(&api(
+            FlussError::NotEnoughReplicasAfterAppendException
+        )));
+        assert!(outcome_unknown(&api(FlussError::RequestTimeOut)));
+        assert!(outcome_unknown(&fluss::error::Error::WriterClosed {
+            message: String::new()
+        }));
+        let unexpected = |message: &str| fluss::error::Error::UnexpectedError {
+            message: message.to_owned(),
+            source: None,
+        };
+        assert!(outcome_unknown(&unexpected(
+            "Writer force closed (shutdown timeout exceeded)"
+        )));
+        assert!(!outcome_unknown(&unexpected(
+            "Writer ID allocation failed: no server"
+        )));
+        // Refused before the append: not written, and said so.
+        assert!(!outcome_unknown(&api(
+            FlussError::NotEnoughReplicasException
+        )));
+        assert!(!outcome_unknown(&api(FlussError::RecordTooLargeException)));
+        assert!(!outcome_unknown(&api(FlussError::NotLeaderOrFollower)));
     }
 
     #[test]

@@ -115,8 +115,16 @@ impl ClientTuning {
         cfg.lookup_batch_timeout_ms =
             u64::try_from(self.lookup_linger.as_millis()).unwrap_or(u64::MAX);
         cfg.lookup_max_retries = i32::try_from(self.lookup_retries).unwrap_or(i32::MAX);
+        // The durability contract (docs/operations.md): a row is reported written only once
+        // every in-sync replica holds it. fluss-rs defaults to this too; set here so that no
+        // change of that default can weaken it, and deliberately not a setting.
+        cfg.writer_acks = WRITER_ACKS.to_owned();
     }
 }
+
+/// The writers' `acks`: `all`, every in-sync replica (at least the table's
+/// `min-in-sync-replicas-number`) holds a row before Fluss acknowledges it.
+const WRITER_ACKS: &str = "all";
 
 /// When a connection is probed or rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq)]

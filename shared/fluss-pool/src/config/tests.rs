@@ -55,6 +55,8 @@ fn the_stack_env_file_form_is_read_with_tuned_defaults() {
     assert_eq!(f.writer_batch_timeout_ms, 2);
     assert_eq!(f.lookup_batch_timeout_ms, 2);
     assert_eq!(f.writer_retries, 5);
+    // Rows are acknowledged only once every in-sync replica holds them.
+    assert_eq!(f.writer_acks, "all");
     assert_eq!(f.lookup_max_retries, 5);
     assert_eq!(f.writer_buffer_wait_timeout_ms, 100);
     assert_eq!(f.writer_buffer_memory_size, 16 * 1024 * 1024);
