@@ -19,6 +19,7 @@ macro_rules! suite {
 }
 
 mod cluster_safety;
+mod durability;
 mod ingest_disruptive;
 mod managed_instances;
 mod pool_disruptive;

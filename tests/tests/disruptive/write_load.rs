@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use fluss::client::EARLIEST_OFFSET;
 use fluss::metadata::TablePath;
 use fluss::row::DataGetters;
-use integration_tests::native::log_scanner;
 use integration_tests::server::ServerProcess;
 use integration_tests::{Stack, assert_no_internals, bounded};
 use serde_json::{Value, json};
@@ -24,6 +24,8 @@ pub struct Reply {
     pub status: u16,
     pub body: Value,
     pub elapsed: Duration,
+    /// The `Retry-After` header, when the answer had one.
+    pub retry_after: Option<String>,
 }
 
 /// A keep-alive client of one server, with its API key.
@@ -49,21 +51,36 @@ impl Client {
     }
 
     pub async fn post(&self, path: &str, body: &Value) -> Reply {
+        self.send(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// One request with the API key (and a JSON body when `body` is given).
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> Reply {
         let started = Instant::now();
-        let sent = self
+        let mut request = self
             .http
-            .post(format!("{}{path}", self.base))
-            .header("x-api-key", &self.key)
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await;
-        let (status, bytes) = match sent {
+            .request(method, format!("{}{path}", self.base))
+            .header("x-api-key", &self.key);
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        let (status, retry_after, bytes) = match request.send().await {
             Ok(response) => {
                 let status = response.status().as_u16();
-                (status, response.bytes().await.map(|b| b.to_vec()))
+                let retry_after = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                (
+                    status,
+                    retry_after,
+                    response.bytes().await.map(|b| b.to_vec()),
+                )
             }
-            Err(_) => (0, Ok(Vec::new())),
+            Err(_) => (0, None, Ok(Vec::new())),
         };
         let bytes = bytes.unwrap_or_default();
         assert_no_internals(path, &bytes);
@@ -71,6 +88,7 @@ impl Client {
             status,
             body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
             elapsed: started.elapsed(),
+            retry_after,
         }
     }
 
@@ -126,6 +144,17 @@ pub async fn missing_rows(
     ids: &[i32],
     value_of: impl Fn(i32) -> String + Copy + Send + 'static,
 ) -> Vec<i32> {
+    missing_keyed_rows(client, table, ids, Rows::PLAIN, value_of).await
+}
+
+/// [`missing_rows`] of a table whose rows look like `rows` (the key names the partition too).
+pub async fn missing_keyed_rows(
+    client: &Client,
+    table: &str,
+    ids: &[i32],
+    rows: Rows,
+    value_of: impl Fn(i32) -> String + Copy + Send + 'static,
+) -> Vec<i32> {
     // Lookups of 100 keys, eight in flight: one at a time, the soak's final check of ~950,000
     // rows took 60 s of the suite; the gateway serves up to 64 lookups at once.
     const IN_FLIGHT: usize = 8;
@@ -139,7 +168,7 @@ pub async fn missing_rows(
         lanes.spawn(async move {
             let mut missing = Vec::new();
             for chunk in mine {
-                let keys: Vec<Value> = chunk.iter().map(|id| json!({ "id": id })).collect();
+                let keys: Vec<Value> = chunk.iter().map(|id| rows.key(*id)).collect();
                 let reply = client
                     .post(&lookups(&table), &json!({ "keys": keys }))
                     .await;
@@ -170,9 +199,69 @@ pub fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// How a stream's rows look: `id INT`, `v STRING` (`v{id}`), and in a partitioned table the
+/// partition column `p` (`a` for even ids, `b` for odd ones).
+#[derive(Clone, Copy, Debug)]
+pub struct Rows {
+    /// Whether the rows carry the partition column `p`.
+    pub partitioned: bool,
+}
+
+impl Rows {
+    /// Rows of `id` and `v` only.
+    pub const PLAIN: Rows = Rows { partitioned: false };
+
+    /// The partition value of row `id`.
+    pub fn partition_of(id: i32) -> &'static str {
+        if id % 2 == 0 { "a" } else { "b" }
+    }
+
+    /// The row written for `id`.
+    pub fn row(self, id: i32) -> Value {
+        let mut row = json!({"id": id, "v": format!("v{id}")});
+        if self.partitioned {
+            row["p"] = json!(Self::partition_of(id));
+        }
+        row
+    }
+
+    /// The lookup key of row `id` (a partitioned table's key includes the partition column).
+    pub fn key(self, id: i32) -> Value {
+        let mut key = json!({ "id": id });
+        if self.partitioned {
+            key["p"] = json!(Self::partition_of(id));
+        }
+        key
+    }
+}
+
+/// One write request of a stream as its client saw it.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// When the request was sent.
+    pub sent: Instant,
+    /// Its HTTP status (0: no answer).
+    pub status: u16,
+    /// Rows of it reported written.
+    pub acked: u32,
+    /// Rows of it in all.
+    pub rows: u32,
+    /// What it said of the first row it did not write (`code: message`), or the error body.
+    pub failure: Option<String>,
+}
+
 /// What the stream saw of each row: reported written, reported not written, or unknown.
 #[derive(Default)]
 pub struct Ledger {
+    /// Every request in the order sent.
+    pub answers: Vec<Answer>,
+    /// Per-row failure codes (`failures[].error_code`) and how often each came.
+    pub failure_codes: HashMap<String, u64>,
+    /// The first message of each per-row failure code.
+    pub failure_samples: HashMap<String, String>,
+    /// Answers other than 200 without a `Retry-After`, as `status: body` (none may be a 503 or
+    /// a 429).
+    pub without_retry_after: Vec<String>,
     pub acked: Vec<i32>,
     /// When each acked row's answer came, in `acked` order.
     pub acked_at: Vec<Instant>,
@@ -194,6 +283,34 @@ pub async fn stream(
     stop: Arc<AtomicBool>,
     acks: Arc<std::sync::atomic::AtomicU64>,
 ) -> Ledger {
+    let sink = Arc::new(Acked {
+        count: acks,
+        ids: None,
+    });
+    stream_rows(client, table, op, Rows::PLAIN, first_id, batch, stop, sink).await
+}
+
+/// Where a stream reports its acknowledged rows while it runs.
+#[derive(Default)]
+pub struct Acked {
+    /// Rows acknowledged so far.
+    pub count: Arc<std::sync::atomic::AtomicU64>,
+    /// Their ids, when someone (a lookup checker) reads them while the stream runs.
+    pub ids: Option<std::sync::Mutex<Vec<i32>>>,
+}
+
+/// [`stream`] of rows shaped as `rows`, reporting acks to `acked`.
+#[allow(clippy::too_many_arguments)]
+pub async fn stream_rows(
+    client: Client,
+    table: String,
+    op: &'static str,
+    rows: Rows,
+    first_id: i32,
+    batch: i32,
+    stop: Arc<AtomicBool>,
+    acked: Arc<Acked>,
+) -> Ledger {
     let mut ledger = Ledger::default();
     let mut next = first_id;
     while !stop.load(Ordering::Relaxed) {
@@ -201,18 +318,40 @@ pub async fn stream(
         next += batch;
         let entries: Vec<Value> = ids
             .iter()
-            .map(|id| json!({"id": id.to_string(), op: {"id": id, "v": format!("v{id}")}}))
+            .map(|id| json!({"id": id.to_string(), op: rows.row(*id)}))
             .collect();
+        let sent = Instant::now();
         let reply = client
             .post(&records(&table), &json!({ "entries": entries }))
             .await;
         ledger.requests += 1;
         *ledger.statuses.entry(reply.status).or_default() += 1;
         ledger.slowest = ledger.slowest.max(reply.elapsed);
+        if reply.status != 200 && reply.retry_after.is_none() {
+            ledger
+                .without_retry_after
+                .push(format!("{}: {}", reply.status, reply.body));
+        }
+        let mut answer = Answer {
+            sent,
+            status: reply.status,
+            acked: 0,
+            rows: ids.len() as u32,
+            failure: (reply.status != 200).then(|| format!("{}: {}", reply.status, reply.body)),
+        };
         match reply.status {
             200 => {
                 let ok: HashSet<String> = successes(&reply.body).into_iter().collect();
                 for f in reply.body["failures"].as_array().into_iter().flatten() {
+                    answer
+                        .failure
+                        .get_or_insert_with(|| format!("{}: {}", f["error_code"], f["message"]));
+                    let code = f["error_code"].as_str().unwrap_or("(none)").to_owned();
+                    *ledger.failure_codes.entry(code.clone()).or_default() += 1;
+                    ledger
+                        .failure_samples
+                        .entry(code)
+                        .or_insert_with(|| f["message"].as_str().unwrap_or_default().to_owned());
                     if f["error_code"] == "timeout" {
                         ledger.unknown += 1;
                     } else {
@@ -220,26 +359,63 @@ pub async fn stream(
                     }
                 }
                 let now = Instant::now();
-                for id in ids.iter().filter(|id| ok.contains(&id.to_string())) {
+                let mine: Vec<i32> = ids
+                    .iter()
+                    .filter(|id| ok.contains(&id.to_string()))
+                    .copied()
+                    .collect();
+                answer.acked = mine.len() as u32;
+                for id in &mine {
                     ledger.acked.push(*id);
                     ledger.acked_at.push(now);
-                    acks.fetch_add(1, Ordering::Relaxed);
+                }
+                acked.count.fetch_add(mine.len() as u64, Ordering::Relaxed);
+                if let Some(sink) = &acked.ids {
+                    sink.lock().unwrap_or_else(|e| e.into_inner()).extend(mine);
                 }
             }
             // The deadline passed with rows sent: their outcome is unknown.
             504 | 0 => ledger.unknown += ids.len() as u64,
             _ => ledger.failed += ids.len() as u64,
         }
+        ledger.answers.push(answer);
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
     ledger
 }
 
-/// Every id of the log table `path` (one bucket), read from the earliest offset until `want`
-/// distinct ids are seen or nothing new arrives for 5 s; (ids with their counts).
+/// Every id of the log table `path` (every bucket of every partition), read from the earliest
+/// offset until `want` distinct ids are seen or nothing new arrives for 5 s; (ids with their
+/// counts).
 pub async fn log_ids(stack: &Stack, path: &TablePath, want: usize) -> HashMap<i32, u32> {
     let conn = stack.connect_plaintext().await;
-    let scanner = log_scanner(&conn, path).await;
+    let table = bounded("get table", conn.get_table(path))
+        .await
+        .expect("table");
+    let info = table.get_table_info().clone();
+    let scanner = table.new_scan().create_log_scanner().expect("scanner");
+    if info.is_partitioned() {
+        let admin = conn.get_admin().expect("admin");
+        let partitions = bounded("partitions", admin.list_partition_infos(path))
+            .await
+            .expect("partitions");
+        let starts: HashMap<(i64, i32), i64> = partitions
+            .iter()
+            .flat_map(|p| {
+                (0..info.get_num_buckets()).map(|b| ((p.get_partition_id(), b), EARLIEST_OFFSET))
+            })
+            .collect();
+        bounded("subscribe", scanner.subscribe_partition_buckets(&starts))
+            .await
+            .expect("subscribe");
+    } else {
+        let starts: HashMap<i32, i64> = (0..info.get_num_buckets())
+            .map(|b| (b, EARLIEST_OFFSET))
+            .collect();
+        bounded("subscribe", scanner.subscribe_buckets(&starts))
+            .await
+            .expect("subscribe");
+    }
     let mut seen: HashMap<i32, u32> = HashMap::new();
     let mut quiet_since = Instant::now();
     while seen.len() < want || quiet_since.elapsed() < Duration::from_millis(1500) {
