@@ -117,6 +117,30 @@ pub fn bare(
     })
 }
 
+/// Sets `column` of the routed row to the record's source `coordinates` (a route's
+/// `source-column`). Deletes are left as they are: a delete names its row by key. A row that
+/// carries the column itself with another value is poison: the column is the route's, and a
+/// value from the payload would defeat the deduplication it is there for.
+pub fn stamp(routed: &mut Routed, column: &str, coordinates: &str) -> Result<(), String> {
+    if routed.entry.op == WriteOp::Delete {
+        return Ok(());
+    }
+    match routed.entry.row.get(column) {
+        Some(Value::String(s)) if s == coordinates => Ok(()),
+        Some(_) => Err(format!(
+            "the record sets column `{column}`, which its route fills with the record's source \
+             coordinates (`source-column`)"
+        )),
+        None => {
+            routed
+                .entry
+                .row
+                .insert(column.to_owned(), Value::String(coordinates.to_owned()));
+            Ok(())
+        }
+    }
+}
+
 /// A number in the row that is not zero but was parsed as 0 (`1e-400`) is poison, as the
 /// write route refuses it: values are stored exactly or not at all. Only a row holding a float
 /// 0 needs the scan of the body's bytes.
@@ -224,6 +248,32 @@ mod tests {
     }
 
     #[test]
+    fn the_source_column_gets_the_coordinates_and_a_row_cannot_forge_them() {
+        let route = Route {
+            name: "r".into(),
+            source: "q".into(),
+            cluster: None,
+            database: "shop".into(),
+            table: "orders".into(),
+            op: RouteOp::Auto,
+            source_column: Some("src".into()),
+        };
+        let mut r = bare(br#"{"id":7}"#, 0, &route, WriteOp::Append, "c1").unwrap();
+        stamp(&mut r, "src", "m-1").unwrap();
+        assert_eq!(r.entry.row["src"], "m-1");
+        // A redelivery stamps the same text again.
+        stamp(&mut r, "src", "m-1").unwrap();
+        let mut forged = bare(br#"{"id":7,"src":"x"}"#, 0, &route, WriteOp::Append, "c1").unwrap();
+        let e = stamp(&mut forged, "src", "m-1").unwrap_err();
+        assert!(e.contains("`src`") && e.contains("source-column"), "{e}");
+        assert!(!e.contains("\"x\""), "no value echoed: {e}");
+        // A delete names its row by key and is left alone.
+        let mut delete = bare(br#"{"id":7}"#, 0, &route, WriteOp::Delete, "c1").unwrap();
+        stamp(&mut delete, "src", "m-1").unwrap();
+        assert!(!delete.entry.row.contains_key("src"));
+    }
+
+    #[test]
     fn a_bare_row_takes_its_route() {
         let route = Route {
             name: "r".into(),
@@ -232,6 +282,7 @@ mod tests {
             database: "shop".into(),
             table: "orders".into(),
             op: RouteOp::Auto,
+            source_column: None,
         };
         let r = bare(br#"{"id":7}"#, 2, &route, WriteOp::Append, "c1").unwrap();
         assert_eq!(

@@ -67,6 +67,10 @@ pub struct Record {
     pub origin: Option<String>,
     /// The record's payload, or why it has none (a poison record).
     pub payload: Result<Payload, String>,
+    /// Where the source keeps it, the same text on every redelivery: the SQS message id, the
+    /// Kinesis `eventID` (`<shard id>:<sequence number>`), the DynamoDB Streams `eventID`, the
+    /// Kafka `<topic>-<partition>@<offset>`. A route's `source-column` receives it.
+    pub coordinates: String,
 }
 
 impl Record {
@@ -205,6 +209,7 @@ fn id_or_index(id: Option<&str>, index: usize) -> Value {
 
 fn sqs(index: usize, raw: RawRecord) -> Record {
     let id = id_or_index(RawRecord::str_at(&raw.message_id, ""), index);
+    let coordinates = id.as_str().unwrap_or_default().to_owned();
     let origin = raw.origin();
     // FIFO queues: order is kept per message group.
     let group = RawRecord::str_at(&raw.attributes, "/MessageGroupId").map(str::to_owned);
@@ -219,6 +224,7 @@ fn sqs(index: usize, raw: RawRecord) -> Record {
         group,
         origin,
         payload,
+        coordinates,
     }
 }
 
@@ -228,6 +234,7 @@ fn kinesis(index: usize, raw: RawRecord) -> Record {
     let shard = RawRecord::str_at(&raw.event_id, "")
         .and_then(|e| e.split(':').next())
         .unwrap_or("unknown-shard");
+    let coordinates = format!("{shard}:{}", id.as_str().unwrap_or_default());
     let origin = raw.origin();
     let group = Some(format!("{}/{shard}", origin.as_deref().unwrap_or("")));
     let payload = match raw.kinesis.as_ref().map(KinesisRecord::deserialize) {
@@ -242,11 +249,14 @@ fn kinesis(index: usize, raw: RawRecord) -> Record {
         group,
         origin,
         payload,
+        coordinates,
     }
 }
 
 fn dynamodb(index: usize, raw: RawRecord) -> Record {
     let id = id_or_index(RawRecord::str_at(&raw.dynamodb, "/SequenceNumber"), index);
+    let coordinates = RawRecord::str_at(&raw.event_id, "")
+        .map_or_else(|| id.as_str().unwrap_or_default().to_owned(), str::to_owned);
     let origin = raw.origin();
     // Lambda hands one shard's records to an invocation: the whole event is one ordered group.
     let group = Some(origin.clone().unwrap_or_default());
@@ -256,6 +266,7 @@ fn dynamodb(index: usize, raw: RawRecord) -> Record {
         group,
         origin,
         payload,
+        coordinates,
     }
 }
 
@@ -307,11 +318,16 @@ fn kafka(records: Option<&Value>) -> Result<Batch, String> {
                 },
                 Err(e) => Err(format!("not a Kafka record: {e}")),
             };
+            let coordinates = format!(
+                "{partition}@{}",
+                offset.map_or_else(|| "?".to_owned(), |o| o.to_string())
+            );
             records.push(Record {
                 id,
                 group: Some(partition.clone()),
                 origin,
                 payload,
+                coordinates,
             });
         }
     }
@@ -352,6 +368,7 @@ mod tests {
         );
         assert_eq!(batch.records[1].group, None);
         assert_eq!(batch.records[1].payload, Ok(Payload::Body(b"{}".to_vec())));
+        assert_eq!(batch.records[1].coordinates, "m2");
         // A malformed field is poison for its record alone.
         let event = json!({"Records":[
             {"messageId":"m1","body":5,"eventSource":"aws:sqs","attributes":7},
@@ -384,6 +401,7 @@ mod tests {
         );
         assert_eq!(batch.records[1].id, json!("50"));
         assert!(batch.records[1].payload.is_err());
+        assert_eq!(batch.records[0].coordinates, "shardId-000000000001:49");
     }
 
     #[test]
@@ -433,6 +451,7 @@ mod tests {
                 .contains("TRUNCATE")
         );
         assert_eq!(batch.records[1].id, json!("2"));
+        assert_eq!(batch.records[1].coordinates, "e");
     }
 
     #[test]
@@ -450,6 +469,7 @@ mod tests {
             json!({"partition":"orders-0","offset":15})
         );
         assert_eq!(batch.records[0].id_text(), "orders-0@15");
+        assert_eq!(batch.records[0].coordinates, "orders-0@15");
         assert_eq!(batch.records[0].origin.as_deref(), Some("orders"));
         assert_eq!(batch.records[0].group.as_deref(), Some("orders-0"));
         assert_eq!(batch.records[0].payload, Ok(Payload::Body(b"{}".to_vec())));

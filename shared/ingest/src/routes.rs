@@ -7,10 +7,11 @@
 //! gateway.ingest.route.orders.table     = shop.orders
 //! gateway.ingest.route.orders.cluster   = default        (optional)
 //! gateway.ingest.route.orders.operation = auto           (auto | append | upsert)
+//! gateway.ingest.route.orders.source-column = src        (optional)
 //! ```
 //!
 //! In the environment: `FLUSS_GATEWAY__INGEST__ROUTE__ORDERS__SOURCE=…`. Every key under
-//! `gateway.ingest.route.` must belong to a listed route and be one of the four settings; a
+//! `gateway.ingest.route.` must belong to a listed route and be one of the five settings; a
 //! typo fails start-up, as everywhere else in the registry.
 
 use std::collections::BTreeMap;
@@ -20,7 +21,7 @@ use gateway_core::settings::{self, env_part};
 
 pub use gateway_core::settings::keys::ingest_routes::{ROUTE_KEY_PREFIX, ROUTES_KEY};
 
-const SETTINGS: [&str; 4] = ["source", "table", "cluster", "operation"];
+const SETTINGS: [&str; 5] = ["source", "table", "cluster", "operation", "source-column"];
 
 /// What a bare row of a route does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +49,11 @@ pub struct Route {
     pub table: String,
     /// What a bare row does.
     pub op: RouteOp,
+    /// The column that receives each record's source coordinates
+    /// ([`crate::event::Record::coordinates`]), when configured: event sources redeliver, and
+    /// the coordinates tell a redelivered record from a new one (downstream, or by design when
+    /// the column is the table's primary key).
+    pub source_column: Option<String>,
 }
 
 impl Route {
@@ -202,6 +208,16 @@ fn build_route(
             RouteOp::Auto
         }
     };
+    let source_column = values
+        .get(&(index, "source-column"))
+        .map(|c| (*c).to_owned())
+        .filter(|c| !c.is_empty());
+    if let Some(problem) = source_column
+        .as_deref()
+        .and_then(gateway_core::names::name_problem)
+    {
+        problems.push(format!("`{}`: column name {problem}", key("source-column")));
+    }
     let (Some((database, table)), false) = (split, source.is_empty()) else {
         return None;
     };
@@ -212,6 +228,7 @@ fn build_route(
         database: database.to_owned(),
         table: table.to_owned(),
         op,
+        source_column,
     })
 }
 
@@ -258,9 +275,12 @@ mod tests {
             ("FLUSS_GATEWAY__INGEST__ROUTE__CDC__SOURCE", "Users"),
             ("FLUSS_GATEWAY__INGEST__ROUTE__CDC__TABLE", "shop.users"),
             ("FLUSS_GATEWAY__INGEST__ROUTE__CDC__OPERATION", "upsert"),
+            ("FLUSS_GATEWAY__INGEST__ROUTE__CDC__SOURCE_COLUMN", "src"),
         ]))
         .unwrap();
         assert_eq!(routes.len(), 2);
+        assert_eq!(routes[1].source_column.as_deref(), Some("src"));
+        assert_eq!(routes[0].source_column, None);
         assert_eq!(routes[1].op, RouteOp::Upsert);
         assert_eq!(routes[0].op, RouteOp::Auto);
         let ddb = "arn:aws:dynamodb:eu-west-1:1:table/Users/stream/2026-01-01T00:00:00.000";
@@ -290,6 +310,7 @@ mod tests {
             ("gateway.ingest.route.a.operation", "merge"),
             ("gateway.ingest.route.a.sorce", "x"),
             ("gateway.ingest.route.zz.source", "x"),
+            ("gateway.ingest.route.a.source-column", "bad name"),
         ]))
         .unwrap_err();
         let m = e.message();
@@ -300,6 +321,7 @@ mod tests {
             "`gateway.ingest.route.a.operation` must be",
             "`gateway.ingest.route.a.sorce`: unknown key",
             "route `zz` is not listed",
+            "`gateway.ingest.route.a.source-column`: column name",
         ] {
             assert!(m.contains(want), "{want} missing from {m}");
         }

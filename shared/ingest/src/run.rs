@@ -177,7 +177,7 @@ impl Ingest {
                 .cloned()
                 .unwrap_or_else(|| Err(Outcome::Failed("the table kind is unknown".to_owned()))),
         };
-        match (payload, route) {
+        let mut routed = match (payload, route) {
             (event::Payload::Body(body), Some(route)) => {
                 let op = op_of(route)?;
                 envelope::bare(body, index, route, op, &self.default_cluster)
@@ -197,7 +197,11 @@ impl Ingest {
                 "no route maps the stream {} to a table (`gateway.ingest.route.<name>.source`)",
                 gateway_core::names::shown(record.origin.as_deref().unwrap_or(""))
             ))),
+        }?;
+        if let Some(column) = route.and_then(|r| r.source_column.as_deref()) {
+            envelope::stamp(&mut routed, column, &record.coordinates).map_err(Outcome::Poison)?;
         }
+        Ok(routed)
     }
 
     async fn run(

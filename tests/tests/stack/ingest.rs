@@ -71,6 +71,17 @@ async fn events_of_every_source_land_in_fluss_with_truthful_partial_failures() {
         .expect("schema");
     create_table(&conn, &users, users_schema).await;
 
+    // Redelivery: a log table whose `note` takes each record's source coordinates, and a
+    // primary-key table keyed by them.
+    let redelivered = create_log_table(&conn, DB, &format!("redelivered_{u}")).await;
+    let deduped = TablePath::new(DB.to_owned(), format!("deduped_{u}"));
+    let deduped_schema = Schema::builder()
+        .column("src", DataTypes::string())
+        .column("seq", DataTypes::bigint())
+        .primary_key(vec!["src"])
+        .and_then(|b| b.build())
+        .expect("schema");
+    create_table(&conn, &deduped, deduped_schema).await;
     let aws = sdk_config(&stack).await;
     let region = stack.var("AWS_REGION").to_owned();
     let sqs = aws_sdk_sqs::Client::new(&aws);
@@ -102,6 +113,19 @@ async fn events_of_every_source_land_in_fluss_with_truthful_partial_failures() {
         .queue_url()
         .expect("url")
         .to_owned();
+    let mut redelivery_urls = Vec::new();
+    for queue in [format!("redeliver-{u}"), format!("dedupe-{u}")] {
+        let url = sqs
+            .create_queue()
+            .queue_name(queue.replace('_', "-"))
+            .send()
+            .await
+            .expect("create queue")
+            .queue_url()
+            .expect("url")
+            .to_owned();
+        redelivery_urls.push(url);
+    }
     let standard_arn = queue_arn(&sqs, &queue_url).await;
     let fifo_arn = queue_arn(&sqs, &fifo_url).await;
     kinesis
@@ -160,7 +184,31 @@ async fn events_of_every_source_land_in_fluss_with_truthful_partial_failures() {
     for (k, v) in [
         (
             "FLUSS_GATEWAY__INGEST__ROUTES",
-            "fifo,clicks,users,kafka".to_owned(),
+            "fifo,clicks,users,kafka,redeliver,dedupe".to_owned(),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__REDELIVER__SOURCE",
+            format!("redeliver-{u}").replace('_', "-"),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__REDELIVER__TABLE",
+            format!("{DB}.{}", redelivered.table()),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__REDELIVER__SOURCE_COLUMN",
+            "note".to_owned(),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__DEDUPE__SOURCE",
+            format!("dedupe-{u}").replace('_', "-"),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__DEDUPE__TABLE",
+            format!("{DB}.{}", deduped.table()),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__DEDUPE__SOURCE_COLUMN",
+            "src".to_owned(),
         ),
         (
             "FLUSS_GATEWAY__INGEST__ROUTE__FIFO__SOURCE",
@@ -226,12 +274,16 @@ async fn events_of_every_source_land_in_fluss_with_truthful_partial_failures() {
         kafka,
         orders,
         users,
+        redelivery_urls,
+        redelivered,
+        deduped,
     };
     let sent = sqs_standard_envelopes(&j).await;
     sqs_fifo_bare_rows(&j).await;
     let seq_of = kinesis_two_shards(&j).await;
     dynamodb_streams_cdc(&j).await;
     kafka_by_topic(&j).await;
+    sqs_redelivery(&j).await;
     not_an_event(&j).await;
 
     // Poison records are logged once, by id and reason, never by payload.
@@ -275,6 +327,10 @@ struct Journey {
     kafka: TablePath,
     orders: TablePath,
     users: TablePath,
+    /// The queues routed to `redelivered` and `deduped`.
+    redelivery_urls: Vec<String>,
+    redelivered: TablePath,
+    deduped: TablePath,
 }
 
 /// SQS standard, envelopes: three appends, one poison body, one for a missing table.
@@ -523,6 +579,63 @@ async fn kafka_by_topic(j: &Journey) {
         rows,
         [(100, "kafka-a".to_owned()), (200, "kafka-b".to_owned())]
     );
+}
+
+/// SQS delivers at least once: the same batch invoked twice (a redelivery after a timeout or a
+/// partial failure) writes its rows twice. With a route's `source-column`, every row carries its
+/// message id: in a log table the copies are told apart downstream (same id twice), and in a
+/// primary-key table keyed by it the second delivery overwrites the first (one row per message).
+async fn sqs_redelivery(j: &Journey) {
+    let (conn, gw, sqs, region) = (&j.conn, &j.gw, &j.sqs, &j.region);
+    for (url, table) in j.redelivery_urls.iter().zip([&j.redelivered, &j.deduped]) {
+        for seq in [1, 2, 3] {
+            sqs.send_message()
+                .queue_url(url)
+                .message_body(json!({ "seq": seq }).to_string())
+                .send()
+                .await
+                .expect("send");
+        }
+        let arn = queue_arn(sqs, url).await;
+        let records = sqs_records(sqs, url, &arn, region).await;
+        assert_eq!(records.len(), 3, "{records:?}");
+        let ids: BTreeMap<i64, String> = records
+            .iter()
+            .map(|r| {
+                let body: Value = serde_json::from_str(r["body"].as_str().unwrap()).unwrap();
+                (
+                    body["seq"].as_i64().unwrap(),
+                    r["messageId"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        for delivery in ["first", "redelivered"] {
+            let answer = invoke(gw.addr, &json!({ "Records": records }), INVOKE_BOUND).await;
+            assert_eq!(
+                reported(&answer),
+                Vec::<Value>::new(),
+                "{delivery}: {answer:?}"
+            );
+        }
+        if table == &j.redelivered {
+            // Six rows, each message id twice: removable downstream by (note) alone.
+            let rows = log_rows(conn, table, 6).await;
+            let want: Vec<(i64, String)> = ids
+                .iter()
+                .flat_map(|(seq, id)| [(*seq, id.clone()), (*seq, id.clone())])
+                .collect();
+            assert_eq!(rows, want, "each row twice, each with its message id");
+        } else {
+            for (seq, id) in &ids {
+                let found = lookup_row(gw, table, json!({ "src": id })).await;
+                assert_eq!(found["found"], true, "{found}");
+                assert_eq!(found["row"]["seq"], json!(seq.to_string()), "{found}");
+            }
+            // One row per message: the changelog holds the upsert twice, the table once.
+            let absent = lookup_row(gw, table, json!({ "src": "not-a-message" })).await;
+            assert_eq!(absent["found"], false);
+        }
+    }
 }
 
 /// Not an event this function reads: the invocation fails (Lambda retries, alarms fire).

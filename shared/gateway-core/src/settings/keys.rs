@@ -364,6 +364,12 @@ pub mod ingest_routes {
             "auto",
             "what a bare row does: auto (append to a log table, upsert to a primary-key table), append or upsert",
         ),
+        Key::new(
+            "gateway.ingest.route.<name>.source-column",
+            Kind::Text,
+            "",
+            "a STRING column set to each record's source coordinates (SQS message id, Kinesis shard:sequence, DynamoDB event id, Kafka topic-partition@offset), so redelivered records can be told apart or collapse on a key",
+        ),
     ];
 }
 
