@@ -53,7 +53,7 @@ on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-
 GATEWAY_PORT ?= 9000
 
 .PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch build sweep-target stack-up stack-down stop status run test test-only lint fmt \
-	lint-infra package deploy-local fuzz-tools fuzz-api soak bench vendor-check vendor-test
+	lint-infra package deploy-local fuzz-tools fuzz-api soak durability bench vendor-check vendor-test
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
@@ -65,6 +65,7 @@ help:
 	@echo "make deploy-local - the SAM stack created in moto's CloudFormation (offline)"
 	@echo "make fuzz-api     - schemathesis over docs/openapi.yaml, standalone server and cargo lambda watch"
 	@echo "make soak         - 50 clients for 10 min (SOAK_SECS, SOAK_CLIENTS): no lost row, no 5xx, no RSS trend"
+	@echo "make durability   - the durability suite's long form (3 TabletServers, kill -9, rolling restart)"
 	@echo "make bench        - every benchmark on a fresh stack (BENCH_RUNS=3), table written to docs/benchmarks.md"
 	@echo "make vendor-check - rebuild third_party/fluss-rs from the published crate and patches/, fail on any difference"
 	@echo "make vendor-test  - the vendored fluss-rs crate's unit tests (the patches' tests among them)"
@@ -112,12 +113,29 @@ fuzz-api: tools fuzz-tools build
 ## seconds (default 600) with SOAK_CLIENTS clients (50): no lost row, no 5xx, no hang, no RSS
 ## trend above 40 bytes a request (a line fitted through a reading a second). make test runs the
 ## same test for 60 s, where part of the warm-up is still in the readings: bound 160.
+## A fresh stack for the soak runs in the production shape (3 TabletServers, replication 3);
+## a stack already running (make stack-up) is used as it is.
 SOAK_SECS ?= 600
 SOAK_CLIENTS ?= 50
+soak: export FLUSS_STACK_SHAPE ?= production
 soak: tools build
 	cargo test -p integration-tests --test disruptive --no-run
 	$(call on_stack,env SOAK_SECS=$(SOAK_SECS) SOAK_CLIENTS=$(SOAK_CLIENTS) \
 	  cargo test -p integration-tests --test disruptive reliability::a_soak -- --nocapture)
+
+## durability: the durability suite's long form (tests/tests/disruptive/durability.rs) on a
+## private cluster in the production shape (3 TabletServers, replication 3, min in-sync 2):
+## DURABILITY_ROUNDS kills of the leading TabletServer, each down DURABILITY_DOWN_SECS, then a
+## rolling restart and a coordinator kill, each followed by DURABILITY_SETTLE_SECS of writes.
+## make test runs it once with 8 s down and 6 s settles.
+DURABILITY_ROUNDS ?= 3
+DURABILITY_DOWN_SECS ?= 20
+DURABILITY_SETTLE_SECS ?= 20
+durability: tools build
+	cargo test -p integration-tests --test disruptive --no-run
+	DURABILITY_ROUNDS=$(DURABILITY_ROUNDS) DURABILITY_DOWN_SECS=$(DURABILITY_DOWN_SECS) \
+	  DURABILITY_SETTLE_SECS=$(DURABILITY_SETTLE_SECS) \
+	  cargo test -p integration-tests --test disruptive durability -- --nocapture
 
 ## lint-infra: infra/sam/template.yaml through every linter, zero findings (part of make test).
 lint-infra: infra-tools
