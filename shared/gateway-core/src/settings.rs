@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::error::GatewayError;
 
 pub mod keys;
+pub mod prometheus;
 
 /// Prefix of the environment form of every key.
 pub const ENV_PREFIX: &str = "FLUSS_GATEWAY__";

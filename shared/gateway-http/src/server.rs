@@ -112,7 +112,7 @@ impl ServerSettings {
             "server",
         );
         let tls = TlsSettings::from_map(map);
-        let metrics = settings::keys::metrics::prometheus_listen(map);
+        let metrics = settings::prometheus::listen(map);
         let problems: Vec<String> = [
             read.err(),
             tls.as_ref().err().cloned(),

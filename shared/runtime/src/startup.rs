@@ -39,7 +39,7 @@ where
         return std::process::ExitCode::from(2);
     }
     // `/metrics` is the standalone server's: under Lambda nothing could scrape it.
-    let prometheus = match gateway_core::settings::keys::metrics::prometheus_listen(&env) {
+    let prometheus = match gateway_core::settings::prometheus::listen(&env) {
         Ok(listen) => listen.is_some() && !crate::serve::in_lambda(&env),
         Err(problem) => {
             eprintln!("{name}: invalid configuration: {problem}");
