@@ -404,12 +404,6 @@ async fn a_column_added_outside_the_gateway_is_writable_at_once() {
 /// table is created again they reach the new table at once (no wait for the 60 s cache TTL).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_dropped_outside_the_gateway_is_404_then_the_new_one_is_used() {
-    // The test writer: this subscriber is global to the stack binary, and every suite's logs
-    // would otherwise go to stdout uncaptured.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("info,fluss=debug")
-        .with_test_writer()
-        .try_init(); // TEMP
     let stack = Stack::load();
     let conn = stack.connect_plaintext().await;
     let gw = Gateway::all_families(&stack, &[]).await;
