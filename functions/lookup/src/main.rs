@@ -1,6 +1,6 @@
-//! `fluss-lookup`: the lookup function of the Fluss Lambda Gateway
-//! (`POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records/lookup` and
-//! `…/records/prefix-lookup`). Configuration comes from the environment (`FLUSS_GATEWAY__…`);
+//! `fluss-lookup`: the read function of the Fluss Lambda Gateway
+//! (`POST /v1/clusters/{cluster}/databases/{database}/tables/{table}/records/lookup`,
+//! `…/records/prefix-lookup` and `…/records/scan`). Configuration comes from the environment (`FLUSS_GATEWAY__…`);
 //! all logic lives in the shared crates. The pool connects in the background during init, so
 //! init never waits for Fluss.
 

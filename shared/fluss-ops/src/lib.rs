@@ -1,5 +1,5 @@
 //! The operations the Fluss Lambda Gateway performs on Fluss, below every entry point: write a
-//! batch with per-row outcomes, point and prefix lookups, catalog calls and cluster dynamic
+//! batch with per-row outcomes, point and prefix lookups, bounded scans, catalog calls and cluster dynamic
 //! configuration. Each takes a [`Call`] (who is calling,
 //! as which Fluss identity, until when) and returns `Result<_, GatewayError>`.
 //!
@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod lookup;
 pub mod otlp;
 mod partitions;
+pub mod scan;
 mod table;
 pub mod write;
 

@@ -10,7 +10,7 @@
 pub const FUNCTION_DDL: &str = "fluss-ddl";
 /// Lambda function serving record writes.
 pub const FUNCTION_WRITE: &str = "fluss-write";
-/// Lambda function serving point and prefix lookups.
+/// Lambda function serving reads: point and prefix lookups, bounded scans.
 pub const FUNCTION_LOOKUP: &str = "fluss-lookup";
 /// Lambda function serving cluster dynamic configuration.
 pub const FUNCTION_CONFIG: &str = "fluss-config";
@@ -56,6 +56,8 @@ pub const LOOKUP: &str =
 /// Prefix lookups by a key prefix (extension).
 pub const PREFIX_LOOKUP: &str =
     "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/prefix-lookup";
+/// Bounded scans: the first rows of a table or of one partition (extension; issue `[reads]`).
+pub const SCAN: &str = "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/scan";
 /// Cluster dynamic configuration (extension, FIP-12).
 pub const CLUSTER_CONFIGS: &str = "/v1/clusters/{cluster}/configs";
 
@@ -197,6 +199,7 @@ pub const ROUTES: &[Route] = &[
     route("POST", RECORDS, FUNCTION_WRITE, Operation::Write),
     route("POST", LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
     route("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
+    route("POST", SCAN, FUNCTION_LOOKUP, Operation::Read).as_extension(),
     route("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
     route("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
     route("POST", OTLP_LOGS, FUNCTION_OTLP, Operation::Write).as_extension(),
@@ -269,6 +272,7 @@ pub fn allowed_methods(path: &str) -> &'static [&'static str] {
         (RECORDS, &["POST"]),
         (LOOKUP, &["POST"]),
         (PREFIX_LOOKUP, &["POST"]),
+        (SCAN, &["POST"]),
         (CLUSTER_CONFIGS, &["GET", "HEAD", "PATCH"]),
         (OTLP_LOGS, &["POST"]),
         (OTLP_TRACES, &["POST"]),
@@ -297,7 +301,7 @@ mod tests {
                 (_, CLUSTER_CONFIGS) => Operation::Config,
                 (_, RECORDS) => Operation::Write,
                 (_, path) if otlp_signal(path).is_some() => Operation::Write,
-                (_, LOOKUP | PREFIX_LOOKUP) => Operation::Read,
+                (_, LOOKUP | PREFIX_LOOKUP | SCAN) => Operation::Read,
                 ("GET", _) => Operation::Read,
                 _ => Operation::Ddl,
             };
@@ -318,7 +322,7 @@ mod tests {
                 r.path
             );
         }
-        assert_eq!(ROUTES.len(), 27);
+        assert_eq!(ROUTES.len(), 28);
     }
 
     #[test]
@@ -341,7 +345,7 @@ mod tests {
     }
 
     #[test]
-    fn extensions_are_exactly_lookups_cluster_configs_and_otlp() {
+    fn extensions_are_exactly_reads_cluster_configs_and_otlp() {
         let extensions: Vec<(&str, &str)> = ROUTES
             .iter()
             .filter(|r| r.extension)
@@ -352,6 +356,7 @@ mod tests {
             vec![
                 ("POST", LOOKUP),
                 ("POST", PREFIX_LOOKUP),
+                ("POST", SCAN),
                 ("GET", CLUSTER_CONFIGS),
                 ("PATCH", CLUSTER_CONFIGS),
                 ("POST", OTLP_LOGS),

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use gateway_core::GatewayError;
 use gateway_core::wire::{
     AlterClusterConfigsRequest, AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest,
-    CreateTableRequest, LookupRequest, NdjsonBody, PrefixLookupRequest, WriteRequest,
+    CreateTableRequest, LookupRequest, NdjsonBody, PrefixLookupRequest, ScanRequest, WriteRequest,
 };
 use serde::de::DeserializeOwned;
 
@@ -193,6 +193,7 @@ serde_bodies! {
     CreateTableRequest => "create table",
     AlterTableRequest => "alter table",
     CreatePartitionRequest => "create partition",
+    ScanRequest => "scan",
 }
 
 impl ParseBody for AlterClusterConfigsRequest {

@@ -34,6 +34,185 @@ async fn the_lookup_journey_works_through_cargo_lambda_watch() {
     prefix_lookups_return_exactly_the_matching_rows_and_truncate(&conn, &gw).await;
     partitioned_tables_take_the_partition_in_the_key(&conn, &gw).await;
     log_tables_and_missing_tables_are_refused(&conn, &gw).await;
+    bounded_scans_read_log_and_primary_key_tables(&conn, &gw).await;
+}
+
+/// [reads] Bounded scans through the lookup function: a log table of three buckets gives back
+/// exactly the rows written (all of them, or `limit`), projected when asked; a primary-key
+/// table its current rows; a partitioned table one named partition. Hostile or wrong requests
+/// are 4xx naming what is wrong.
+async fn bounded_scans_read_log_and_primary_key_tables(
+    conn: &fluss::client::FlussConnection,
+    gw: &Gateway,
+) {
+    let log = TablePath::new(DB.to_owned(), unique_name("scan_log"));
+    let schema = Schema::builder()
+        .column("seq", DataTypes::bigint())
+        .column("note", DataTypes::string())
+        .build()
+        .expect("schema");
+    create(conn, &log, schema, 3, &[], &[]).await;
+    let entries: Vec<Value> = (0..50)
+        .map(|i| json!({"id": format!("a{i}"), "append": {"seq": i, "note": format!("n{i}")}}))
+        .collect();
+    let written = gw.write(&log, &json!({ "entries": entries })).await;
+    assert_eq!(written.body["success_count"], 50, "{written:?}");
+    let all = post(gw, &scan_url(&log), &json!({})).await;
+    assert_eq!(all.status, 200, "{all:?}");
+    assert_eq!(
+        (all.body["limit"].clone(), all.body["row_count"].clone()),
+        (json!(1000), json!(50))
+    );
+    let mut seqs: Vec<i64> = all.body["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            let seq: i64 = r["seq"]
+                .as_str()
+                .expect("BIGINT as a string")
+                .parse()
+                .unwrap();
+            assert_eq!(r["note"], format!("n{seq}"), "{r}");
+            seq
+        })
+        .collect();
+    seqs.sort_unstable();
+    assert_eq!(seqs, (0..50).collect::<Vec<i64>>(), "every row once");
+    let some = post(
+        gw,
+        &scan_url(&log),
+        &json!({"limit": 7, "columns": ["note"]}),
+    )
+    .await;
+    assert_eq!(some.status, 200, "{some:?}");
+    assert_eq!(some.body["row_count"], 7);
+    for row in some.body["rows"].as_array().expect("rows") {
+        let keys: Vec<&String> = row.as_object().expect("row").keys().collect();
+        assert_eq!(keys, ["note"], "{row}");
+    }
+
+    // A primary-key table: its current rows, once each.
+    let pk = TablePath::new(DB.to_owned(), unique_name("scan_pk"));
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("v", DataTypes::string())
+        .primary_key(vec!["id"])
+        .and_then(|b| b.build())
+        .expect("schema");
+    create(conn, &pk, schema, 2, &[], &[]).await;
+    let first: Vec<Value> = (0..20).map(|i| json!({"id": i, "v": "old"})).collect();
+    upsert_all(gw, &pk, &first).await;
+    let second: Vec<Value> = (0..20)
+        .step_by(2)
+        .map(|i| json!({"id": i, "v": "new"}))
+        .collect();
+    upsert_all(gw, &pk, &second).await;
+    let scanned = post(gw, &scan_url(&pk), &json!({"limit": 100})).await;
+    assert_eq!(scanned.status, 200, "{scanned:?}");
+    let mut rows: Vec<(i64, String)> = scanned.body["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_i64().unwrap(),
+                r["v"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    rows.sort();
+    let want: Vec<(i64, String)> = (0..20)
+        .map(|i| (i, if i % 2 == 0 { "new" } else { "old" }.to_owned()))
+        .collect();
+    assert_eq!(rows, want);
+
+    // A partitioned table: one partition at a time, named exactly.
+    let parted = TablePath::new(DB.to_owned(), unique_name("scan_parted"));
+    let schema = Schema::builder()
+        .column("id", DataTypes::int())
+        .column("dt", DataTypes::string())
+        .build()
+        .expect("schema");
+    create(conn, &parted, schema, 1, &[], &["dt"]).await;
+    let partitions = records_url("default", &parted).replace("/records", "/partitions");
+    for dt in ["a", "b"] {
+        let made = post(gw, &partitions, &json!({"partition": {"dt": dt}})).await;
+        assert_eq!(made.status, 201, "{made:?}");
+    }
+    let rows: Vec<Value> = (0..6)
+        .map(|i| json!({"id": format!("p{i}"), "append": {"id": i, "dt": if i < 2 { "a" } else { "b" }}}))
+        .collect();
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let w = gw.write(&parted, &json!({ "entries": rows })).await;
+        if w.body["success_count"] == 6 {
+            break;
+        }
+        assert!(Instant::now() < until, "{w:?}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let a = post(gw, &scan_url(&parted), &json!({"partition": {"dt": "a"}})).await;
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(a.body["row_count"], 2, "{a:?}");
+    assert!(
+        a.body["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["dt"] == "a")
+    );
+
+    let cases = [
+        (&parted, json!({}), 400, "is partitioned"),
+        (
+            &parted,
+            json!({"partition": {"dt": "zz"}}),
+            404,
+            "does not exist",
+        ),
+        (
+            &parted,
+            json!({"partition": {"dt": "a/../b"}}),
+            400,
+            "invalid partition value",
+        ),
+        (
+            &parted,
+            json!({"partition": {"nope": "a"}}),
+            400,
+            "not a partition key",
+        ),
+        (
+            &log,
+            json!({"partition": {"dt": "a"}}),
+            400,
+            "not partitioned",
+        ),
+        (
+            &log,
+            json!({"columns": ["seq", "nope"]}),
+            400,
+            "`columns[1]`",
+        ),
+        (&log, json!({"limit": 1001}), 400, "between 1 and 1000"),
+        (
+            &log,
+            json!({"limit": "ten"}),
+            400,
+            "not a valid scan request",
+        ),
+    ];
+    for (path, body, status, needle) in cases {
+        let answer = post(gw, &scan_url(path), &body).await;
+        assert_eq!(answer.status, status, "{body}: {answer:?}");
+        let message = answer.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(needle), "{body}: {message}");
+    }
+    let missing = TablePath::new(DB.to_owned(), "no_such_table".to_owned());
+    post(gw, &scan_url(&missing), &json!({}))
+        .await
+        .assert_error(404, "table_not_found");
 }
 
 /// 90 rows written through the write function; 100 keys looked up in one request, 10 of them

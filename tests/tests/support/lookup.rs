@@ -21,6 +21,11 @@ pub fn prefix_url(path: &TablePath) -> String {
     format!("{}/prefix-lookup", records_url("default", path))
 }
 
+/// `…/records/scan` of `path` on cluster `default`.
+pub fn scan_url(path: &TablePath) -> String {
+    format!("{}/scan", records_url("default", path))
+}
+
 /// POSTs `body` as JSON to `url` on `gw`.
 pub async fn post(gw: &Gateway, url: &str, body: &Value) -> Answer {
     http(

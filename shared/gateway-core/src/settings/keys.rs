@@ -148,6 +148,9 @@ pub mod lookup {
     pub const PREFIX_MAX_PREFIXES_KEY: &str = "gateway.rest.prefix-lookup.max-prefixes";
     /// `gateway.rest.prefix-lookup.max-rows-per-prefix` (upstream key): rows returned per prefix.
     pub const PREFIX_MAX_ROWS_KEY: &str = "gateway.rest.prefix-lookup.max-rows-per-prefix";
+    /// `gateway.rest.scan.max-rows` (ours): rows one bounded scan returns at most (and its
+    /// default `limit`).
+    pub const SCAN_MAX_ROWS_KEY: &str = "gateway.rest.scan.max-rows";
 
     /// The keys of the lookup routes, for the settings registry.
     pub const KEYS: &[Key] = &[
@@ -186,6 +189,12 @@ pub mod lookup {
             Kind::Count,
             "1000",
             "rows returned per prefix",
+        ),
+        Key::new(
+            SCAN_MAX_ROWS_KEY,
+            Kind::Count,
+            "1000",
+            "rows one bounded scan returns at most, and its default limit",
         ),
     ];
 }

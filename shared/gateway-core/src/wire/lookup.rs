@@ -1,11 +1,11 @@
-//! Lookup bodies (an extension of the upstream API): primary-key point lookups and
-//! key-prefix lookups.
+//! Read bodies (an extension of the upstream API): primary-key point lookups, key-prefix
+//! lookups and bounded scans.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Row, holds_double};
+use super::{PartitionSpec, Row, holds_double};
 use crate::codec::NumberTexts;
 
 /// `POST …/records/lookup` body: primary-key point lookups.
@@ -216,4 +216,38 @@ mod tests {
         let req: PrefixLookupRequest = serde_json::from_slice(body).unwrap();
         assert_eq!(req.with_number_texts(body).number_texts, None);
     }
+}
+
+/// `POST …/records/scan` body: the first rows of a table, or of one partition of a partitioned
+/// table (a bounded scan, served by Fluss's limit scan bucket by bucket).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanRequest {
+    /// Most rows to return (1 or more); the configured maximum when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// The columns to return, in this order; every column when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
+    /// The partition to scan, a value for every partition key; required for a partitioned
+    /// table, refused for another.
+    #[serde(
+        default,
+        deserialize_with = "super::strict_optional_partition",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub partition: Option<PartitionSpec>,
+}
+
+/// `POST …/records/scan` → 200.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScanResponse {
+    /// The limit applied (the request's, or the configured maximum).
+    pub limit: u32,
+    /// Number of rows returned (`rows.len()`); fewer than `limit` when the table (or
+    /// partition) held fewer.
+    pub row_count: u32,
+    /// The rows, bucket after bucket: a log table's in offset order, a primary-key table's as
+    /// its key-value store holds them.
+    pub rows: Vec<Row>,
 }

@@ -41,7 +41,7 @@ pub use cluster_configs::{
 };
 pub use lookup::{
     LookupRequest, LookupResponse, LookupResult, PrefixLookupRequest, PrefixLookupResponse,
-    PrefixLookupResult,
+    PrefixLookupResult, ScanRequest, ScanResponse,
 };
 pub use records::{
     NdjsonBody, WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess,
@@ -169,6 +169,30 @@ pub(crate) fn strict_partition<'de, D: serde::Deserializer<'de>>(
         }
     }
     d.deserialize_map(SpecVisitor)
+}
+
+/// `deserialize_with` for an optional [`PartitionSpec`] (with `#[serde(default)]`): as
+/// [`strict_partition`] when present.
+pub(crate) fn strict_optional_partition<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<PartitionSpec>, D::Error> {
+    struct OptionalSpec;
+    impl<'de> serde::de::Visitor<'de> for OptionalSpec {
+        type Value = Option<PartitionSpec>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("null or an object of partition column to string value")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            strict_partition(d).map(Some)
+        }
+    }
+    d.deserialize_option(OptionalSpec)
 }
 
 /// A partition spec: partition column → value. Fluss partition values are strings.

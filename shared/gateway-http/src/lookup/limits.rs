@@ -1,5 +1,5 @@
-//! Limits of the lookup routes, read from the configuration map (`gateway.rest.lookup.*` and
-//! `gateway.rest.prefix-lookup.*`, dotted or environment form). An unknown key under either
+//! Limits of the read routes, read from the configuration map (`gateway.rest.lookup.*`,
+//! `gateway.rest.prefix-lookup.*` and `gateway.rest.scan.*`, dotted or environment form). An unknown key under either
 //! namespace is an error, so a typo cannot silently keep a default. Also owns the checks of a
 //! request against them, which need no schema: key count (413) and key bytes (413).
 
@@ -12,7 +12,7 @@ use gateway_core::settings::{self, Slot};
 
 pub use gateway_core::settings::keys::lookup::{
     LOOKUP_MAX_CONCURRENT_KEY, LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY,
-    LOOKUP_MAX_RESPONSE_BYTES_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
+    LOOKUP_MAX_RESPONSE_BYTES_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY, SCAN_MAX_ROWS_KEY,
 };
 
 /// Default keys per request (as the Fluss Gateway design): one fluss-rs lookup batch.
@@ -29,8 +29,14 @@ pub const DEFAULT_LOOKUP_MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 pub const DEFAULT_PREFIX_MAX_PREFIXES: usize = 16;
 /// Default rows per prefix.
 pub const DEFAULT_PREFIX_MAX_ROWS: usize = 1000;
+/// Default rows of one bounded scan.
+pub const DEFAULT_SCAN_MAX_ROWS: usize = 1000;
 
-const NAMESPACES: [&str; 2] = ["gateway.rest.lookup.", "gateway.rest.prefix-lookup."];
+const NAMESPACES: [&str; 3] = [
+    "gateway.rest.lookup.",
+    "gateway.rest.prefix-lookup.",
+    "gateway.rest.scan.",
+];
 
 /// Limits of `POST …/records/lookup` and `POST …/records/prefix-lookup`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +55,8 @@ pub struct LookupLimits {
     /// Rows returned per prefix at most (and the default of the request's
     /// `max_rows_per_prefix`); more matching rows set `truncated`.
     pub max_rows_per_prefix: usize,
+    /// Rows one bounded scan returns at most (and its default `limit`).
+    pub max_scan_rows: usize,
 }
 
 impl Default for LookupLimits {
@@ -60,6 +68,7 @@ impl Default for LookupLimits {
             max_response_bytes: DEFAULT_LOOKUP_MAX_RESPONSE_BYTES,
             max_prefixes: DEFAULT_PREFIX_MAX_PREFIXES,
             max_rows_per_prefix: DEFAULT_PREFIX_MAX_ROWS,
+            max_scan_rows: DEFAULT_SCAN_MAX_ROWS,
         }
     }
 }
@@ -84,6 +93,7 @@ impl LookupLimits {
                 ),
                 (PREFIX_MAX_PREFIXES_KEY, Slot::Count(&mut l.max_prefixes)),
                 (PREFIX_MAX_ROWS_KEY, Slot::Count(&mut l.max_rows_per_prefix)),
+                (SCAN_MAX_ROWS_KEY, Slot::Count(&mut l.max_scan_rows)),
             ],
             "lookup",
         )?;
@@ -122,16 +132,13 @@ impl LookupLimits {
     /// The rows per prefix a request gets: its own `max_rows_per_prefix`, which must be between
     /// 1 and the configured maximum (400 otherwise, naming the bound), or the maximum.
     pub(crate) fn rows_per_prefix(&self, requested: Option<u32>) -> Result<usize, GatewayError> {
-        let Some(n) = requested else {
-            return Ok(self.max_rows_per_prefix);
-        };
-        match usize::try_from(n) {
-            Ok(n) if (1..=self.max_rows_per_prefix).contains(&n) => Ok(n),
-            _ => Err(GatewayError::invalid(format!(
-                "`max_rows_per_prefix` must be between 1 and {}",
-                self.max_rows_per_prefix
-            ))),
-        }
+        bounded_count("max_rows_per_prefix", requested, self.max_rows_per_prefix)
+    }
+
+    /// The rows a scan gets: its own `limit`, between 1 and the configured maximum (400
+    /// otherwise, naming the bound), or the maximum.
+    pub(crate) fn scan_limit(&self, requested: Option<u32>) -> Result<usize, GatewayError> {
+        bounded_count("limit", requested, self.max_scan_rows)
     }
 }
 
@@ -157,6 +164,20 @@ impl LookupLimits {
             }
         }
         Ok(())
+    }
+}
+
+/// `requested` when it is between 1 and `max` (400 naming `field` and the bound otherwise), or
+/// `max` when absent.
+fn bounded_count(field: &str, requested: Option<u32>, max: usize) -> Result<usize, GatewayError> {
+    let Some(n) = requested else {
+        return Ok(max);
+    };
+    match usize::try_from(n) {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(GatewayError::invalid(format!(
+            "`{field}` must be between 1 and {max}"
+        ))),
     }
 }
 
@@ -209,6 +230,7 @@ mod tests {
             ("gateway.rest.lookup.max-response-bytes", "1mb"),
             ("FLUSS_GATEWAY__REST__PREFIX_LOOKUP__MAX_PREFIXES", "4"),
             ("gateway.rest.prefix-lookup.max-rows-per-prefix", "7"),
+            ("FLUSS_GATEWAY__REST__SCAN__MAX_ROWS", "9"),
         ]))
         .unwrap();
         assert_eq!(
@@ -220,6 +242,7 @@ mod tests {
                 max_response_bytes: 1024 * 1024,
                 max_prefixes: 4,
                 max_rows_per_prefix: 7,
+                max_scan_rows: 9,
             }
         );
     }

@@ -1,6 +1,8 @@
-//! `POST …/tables/{table}/records/lookup` and `POST …/records/prefix-lookup`: key and key-prefix
-//! reads served directly by the Fluss client (an extension: the Fluss Gateway 1.0 has no read
-//! path; shapes from its FIP-49 design).
+//! `POST …/tables/{table}/records/lookup`, `POST …/records/prefix-lookup` and
+//! `POST …/records/scan`: key and key-prefix reads and bounded scans, served directly by the
+//! Fluss client (an extension: the Fluss Gateway 1.0 has no read path; lookup shapes from its
+//! FIP-49 design). One function serves every read: they share the `read` scope, the pool's
+//! connections and the concurrency gate.
 //!
 //! The handlers run the cheap checks first (query string, content type, `Accept`, body shape,
 //! key count and bytes, then the cluster and the concurrency gate), then call the lookup operations of
@@ -19,9 +21,10 @@ use axum::{Json, Router};
 use fluss::metadata::TablePath;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
-use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP};
+use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP, SCAN};
 use gateway_core::wire::{
-    LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse,
+    LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse, ScanRequest,
+    ScanResponse,
 };
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -98,6 +101,7 @@ pub fn lookup_routes(state: LookupState) -> Router {
     Router::new()
         .route(LOOKUP, post(lookup_records))
         .route(PREFIX_LOOKUP, post(prefix_lookup_records))
+        .route(SCAN, post(scan_records))
         .with_state(state)
 }
 
@@ -163,6 +167,37 @@ async fn prefix_lookup_records(
     Ok((StatusCode::OK, Json(response)).into_response())
 }
 
+async fn scan_records(
+    State(state): State<LookupState>,
+    Routed(ctx, params, input): Routed<TableParams>,
+) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params, input, |req: &ScanRequest, limits| {
+        limits.scan_limit(req.limit)
+    })?;
+    let (path, req, limit) = (&admitted.path, &admitted.req, admitted.checked);
+    let spec = fluss_ops::scan::ScanSpec {
+        limit,
+        columns: req.columns.as_deref(),
+        partition: req.partition.as_ref(),
+    };
+    let rows = fluss_ops::scan::scan(&state.pool, &ctx.call, &params.cluster, path, spec).await?;
+    state.limits.ensure_response_fits(&rows)?;
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %path,
+        rows = rows.len(),
+        elapsed_ms = elapsed_ms(admitted.started),
+        "scan"
+    );
+    let response = ScanResponse {
+        limit: fluss_ops::lookup::input_index(limit),
+        row_count: fluss_ops::lookup::input_index(rows.len()),
+        rows,
+    };
+    Ok((StatusCode::OK, Json(response)).into_response())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +212,8 @@ mod tests {
     const PREFIX_URL: &str = "/v1/clusters/default/databases/db/tables/t/records/prefix-lookup";
     const ONE_KEY: &str = r#"{"keys":[{"id":1}]}"#;
     const ONE_PREFIX: &str = r#"{"prefix_columns":["tenant"],"prefixes":[{"tenant":1}]}"#;
+    const SCAN_URL: &str = "/v1/clusters/default/databases/db/tables/t/records/scan";
+    const A_SCAN: &str = r#"{"limit":10}"#;
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: LookupLimits) -> Router {
@@ -188,7 +225,7 @@ mod tests {
 
     #[tokio::test]
     async fn cheap_checks_answer_before_touching_fluss_on_both_routes() {
-        for (url, valid) in [(URL, ONE_KEY), (PREFIX_URL, ONE_PREFIX)] {
+        for (url, valid) in [(URL, ONE_KEY), (PREFIX_URL, ONE_PREFIX), (SCAN_URL, A_SCAN)] {
             let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
                 (
                     "wrong content type",
@@ -255,6 +292,7 @@ mod tests {
             max_key_bytes: 64,
             max_prefixes: 1,
             max_rows_per_prefix: 5,
+            max_scan_rows: 7,
             ..LookupLimits::default()
         };
         let cases = [
@@ -288,6 +326,30 @@ mod tests {
                 r#"{"prefix_columns":["a"],"prefixes":[{"a":1}],"max_rows_per_prefix":6}"#,
                 StatusCode::BAD_REQUEST,
                 "between 1 and 5",
+            ),
+            (
+                SCAN_URL,
+                r#"{"limit":0}"#,
+                StatusCode::BAD_REQUEST,
+                "`limit` must be between 1 and 7",
+            ),
+            (
+                SCAN_URL,
+                r#"{"limit":8}"#,
+                StatusCode::BAD_REQUEST,
+                "between 1 and 7",
+            ),
+            (
+                SCAN_URL,
+                r#"{"partition":{"dt":"a","dt":"b"}}"#,
+                StatusCode::BAD_REQUEST,
+                "duplicate partition column",
+            ),
+            (
+                SCAN_URL,
+                r#"{"partition":{"dt":1}}"#,
+                StatusCode::BAD_REQUEST,
+                "not a valid scan request",
             ),
         ];
         for (url, body, status, needle) in cases {
@@ -344,10 +406,10 @@ mod tests {
                 .replace("{cluster}", "nope")
                 .replace("{database}", "db")
                 .replace("{table}", "t");
-            let body = if route.path == LOOKUP {
-                ONE_KEY
-            } else {
-                ONE_PREFIX
+            let body = match route.path {
+                LOOKUP => ONE_KEY,
+                PREFIX_LOOKUP => ONE_PREFIX,
+                _ => A_SCAN,
             };
             let req = Request::builder()
                 .method(route.method)
@@ -363,7 +425,7 @@ mod tests {
             assert!(manifest.contains(&mapping), "Cargo.toml lacks {mapping}");
             served += 1;
         }
-        assert_eq!(served, 2);
+        assert_eq!(served, 3);
     }
 
     #[tokio::test]
