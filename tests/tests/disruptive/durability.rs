@@ -122,6 +122,8 @@ struct LookupTally {
     wrong: Vec<(String, i32, Value)>,
     /// Non-200 answers without `Retry-After`.
     without_retry_after: Vec<String>,
+    /// The first body of each non-200 status.
+    samples: BTreeMap<u16, String>,
 }
 
 /// Looks up, every 100 ms, 20 rows of each primary-key table that were acknowledged before
@@ -158,6 +160,10 @@ async fn check_lookups(
             tally.keys += sample.len() as u64;
             *tally.statuses.entry(reply.status).or_default() += 1;
             if reply.status != 200 {
+                tally
+                    .samples
+                    .entry(reply.status)
+                    .or_insert_with(|| reply.body.to_string());
                 if reply.retry_after.is_none() {
                     tally
                         .without_retry_after
@@ -537,8 +543,9 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
     }
     assert!(
         lookups.statuses.keys().all(allowed),
-        "lookup statuses {:?}",
-        lookups.statuses
+        "lookup statuses {:?}; first answers: {:?}",
+        lookups.statuses,
+        lookups.samples
     );
     assert!(!codes.contains_key(&"internal".to_owned()), "{codes:?}");
     // DDL: refused while there is no coordinator (never a 500), and working again after it.
