@@ -127,7 +127,7 @@ soak: tools build
 ## private cluster in the production shape (3 TabletServers, replication 3, min in-sync 2):
 ## DURABILITY_ROUNDS kills of the leading TabletServer, each down DURABILITY_DOWN_SECS, then a
 ## rolling restart and a coordinator kill, each followed by DURABILITY_SETTLE_SECS of writes.
-## make test runs it once with 8 s down and 6 s settles.
+## make test runs it once with 6 s down and 4 s settles.
 DURABILITY_ROUNDS ?= 3
 DURABILITY_DOWN_SECS ?= 20
 DURABILITY_SETTLE_SECS ?= 20

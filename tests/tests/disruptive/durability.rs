@@ -255,8 +255,8 @@ fn first_whole_ack(ledger: &Ledger, from: Instant) -> Option<Instant> {
 async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolling_restart_or_a_coordinator_kill()
  {
     let rounds = env_number("DURABILITY_ROUNDS", 1);
-    let down = Duration::from_secs(env_number("DURABILITY_DOWN_SECS", 8));
-    let settle = Duration::from_secs(env_number("DURABILITY_SETTLE_SECS", 6));
+    let down = Duration::from_secs(env_number("DURABILITY_DOWN_SECS", 6));
+    let settle = Duration::from_secs(env_number("DURABILITY_SETTLE_SECS", 4));
     // A short ZooKeeper session, so the cluster notices a killed leader soon, and a short
     // replica lag, so a dead follower leaves the in-sync set soon: until it does, acks=all
     // writes to its buckets wait for it (Fluss's defaults are longer; the failover time below
