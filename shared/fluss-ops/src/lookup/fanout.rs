@@ -114,24 +114,21 @@ pub(crate) fn lookup_error(e: &fluss::error::Error) -> GatewayError {
         .with_server_code(code)
         .with_detail(message.lines().next().unwrap_or_default().to_owned());
     }
-    if let fluss::error::Error::UnexpectedError { message, .. } = e
-        && UNREACHABLE_SERVER_TEXTS.iter().any(|t| message.contains(t))
-    {
+    // Without a server code, fluss-rs's lookup client failed on its own side: a tablet server
+    // it cannot reach, a response missing from a server, a batch it could not queue again, its
+    // channel closed while the connection was rebuilt. Every one is a server restarting or
+    // its buckets moving (seen in the durability suite during TabletServer failovers), so the
+    // answer is 503 with `Retry-After`, never a 500; the text stays in the log.
+    if let fluss::error::Error::UnexpectedError { message, .. } = e {
         return GatewayError::new(
             ErrorCode::Unavailable,
-            "the Fluss tablet server holding the key is unreachable; retry later",
+            "the Fluss tablet server holding the key is unreachable or moving its buckets; retry \
+             later",
         )
         .with_detail(message.lines().next().unwrap_or_default().to_owned());
     }
     GatewayError::from(e)
 }
-
-/// fluss-rs's lookup sender reports a tablet server it cannot reach only in text (it fails the
-/// batch "retriable" without a code): a dead or restarting server is 503, not a backend fault.
-const UNREACHABLE_SERVER_TEXTS: [&str; 2] = [
-    "Failed to get connection to server",
-    "is not found in metadata cache",
-];
 
 /// The integer after `code=` in a fluss-rs lookup error text.
 fn server_code(message: &str) -> Option<i32> {
@@ -173,8 +170,15 @@ mod tests {
         ));
         assert_eq!(e.code(), ErrorCode::TableNotFound);
         assert!(!e.message().contains("secret-host"), "{}", e.message());
-        let e = lookup_error(&unexpected("Failed to re-enqueue lookup: channel closed"));
-        assert_eq!(e.code(), ErrorCode::Backend);
+        for text in [
+            "Failed to re-enqueue lookup: channel closed",
+            "Bucket 2 lookup response missing from server 1",
+            "Lookup client is closed",
+        ] {
+            let e = lookup_error(&unexpected(text));
+            assert_eq!(e.code(), ErrorCode::Unavailable, "{text}");
+            assert!(!e.message().contains("server 1"), "{}", e.message());
+        }
         let e = lookup_error(&unexpected(
             "Failed to get connection to server 0: connection error: Connection refused",
         ));
