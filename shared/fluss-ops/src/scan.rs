@@ -13,7 +13,9 @@ use fluss::metadata::{RowType, TableBucket, TablePath};
 use fluss::row::ColumnarRow;
 use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
 use gateway_core::codec::encode::encode_row;
-use gateway_core::types::{PARTITION_NAME_SEPARATOR, partition_values_of_spec};
+use gateway_core::types::{
+    PARTITION_NAME_SEPARATOR, check_partition_spec_values, partition_values_of_spec,
+};
 use gateway_core::wire::{PartitionSpec, Row};
 use gateway_core::{ErrorCode, GatewayError};
 
@@ -145,10 +147,8 @@ fn partition_name(
                 .join(", ")
         ))),
         (false, Some(spec)) => {
+            check_partition_spec_values(spec)?;
             let values = partition_values_of_spec(keys, spec)?;
-            for (key, value) in keys.iter().zip(&values) {
-                gateway_core::names::check_partition_value(&format!("partition.{key}"), value)?;
-            }
             Ok(Some(values.join(&PARTITION_NAME_SEPARATOR.to_string())))
         }
     }

@@ -9,7 +9,7 @@ pub use data_type::{
     column_type_json, parse_column_type,
 };
 pub use table_schema::{
-    PARTITION_NAME_SEPARATOR, TABLE_PROPERTY_PREFIX, alter_table_changes, cluster_config_changes,
-    partition_spec, partition_values_of_name, partition_values_of_spec, table_description,
-    table_descriptor, validate_only_summary,
+    PARTITION_NAME_SEPARATOR, TABLE_PROPERTY_PREFIX, alter_table_changes,
+    check_partition_spec_values, cluster_config_changes, partition_spec, partition_values_of_name,
+    partition_values_of_spec, table_description, table_descriptor, validate_only_summary,
 };

@@ -363,6 +363,15 @@ pub fn partition_values_of_spec(
         .collect()
 }
 
+/// 400 for a value of a partition spec that Fluss cannot store (the identifier rule), named
+/// as `` `partition.<key>` ``. Checked before any Fluss call: even a metadata lookup of such a
+/// partition reaches ZooKeeper.
+pub fn check_partition_spec_values(spec: &crate::wire::PartitionSpec) -> Result<(), GatewayError> {
+    spec.iter().try_for_each(|(key, value)| {
+        crate::names::check_partition_value(&format!("`partition.{key}`"), value)
+    })
+}
+
 /// The values of a partition name: one non-empty value per partition key, joined by `$`.
 pub fn partition_values_of_name(keys: &[String], name: &str) -> Result<Vec<String>, GatewayError> {
     ensure_partitioned(keys)?;

@@ -14,8 +14,8 @@ use gateway_core::GatewayError;
 use gateway_core::names::check_partition_value;
 use gateway_core::routes::{PARTITION, PARTITIONS};
 use gateway_core::types::{
-    PARTITION_NAME_SEPARATOR as NAME_SEPARATOR, partition_spec, partition_values_of_name,
-    partition_values_of_spec,
+    PARTITION_NAME_SEPARATOR as NAME_SEPARATOR, check_partition_spec_values, partition_spec,
+    partition_values_of_name, partition_values_of_spec,
 };
 use gateway_core::wire::{
     CreatePartitionRequest, PartitionEntry, PartitionResponse, PartitionsResponse,
@@ -92,7 +92,7 @@ async fn create_partition(call: CatalogCall<TableParams>) -> Result<Response, Ap
     call.input.ensure_no_query()?;
     let req: CreatePartitionRequest = call.input.json()?;
     let path = call.params.path()?;
-    check_spec_values(&req.partition)?;
+    check_partition_spec_values(&req.partition)?;
     let session = call.admitted.session(&call.ctx).await?;
     let info = session.table_info(&path).await?;
     let values = partition_values_of_spec(&info.partition_keys, &req.partition)?;
@@ -132,13 +132,6 @@ async fn drop_partition(call: CatalogCall<PartitionParams>) -> Result<Response, 
     session.drop_partition(&path, &spec).await?;
     tracing::info!(request_id = %call.ctx.request_id, cluster = %call.params.cluster, table = %path, partition = %call.params.partition, "partition dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// 400 for a value of a partition spec that Fluss cannot store, checked before the table is
-/// read: even a metadata lookup of such a partition reaches ZooKeeper.
-fn check_spec_values(spec: &gateway_core::wire::PartitionSpec) -> Result<(), GatewayError> {
-    spec.iter()
-        .try_for_each(|(key, value)| check_partition_value(&format!("`partition.{key}`"), value))
 }
 
 /// 400 for a value of a partition name (`{partition}` path segment) Fluss cannot store.
