@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod lookup;
 pub mod otlp;
 mod partitions;
+pub mod read;
 pub mod scan;
 mod table;
 pub mod write;

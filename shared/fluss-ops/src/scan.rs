@@ -94,7 +94,7 @@ async fn scan_table(
 }
 
 /// The column indices to project (`None`: every column) and the row type of the rows read.
-fn projection(
+pub(crate) fn projection(
     row_type: &RowType,
     columns: Option<&[String]>,
 ) -> Result<(Option<Vec<usize>>, RowType), GatewayError> {
@@ -128,7 +128,7 @@ fn projection(
 
 /// The Fluss name of the partition `spec` names (values in key order joined by `$`), each value
 /// checked by the identifier rule; `None` for a table without partitions.
-fn partition_name(
+pub(crate) fn partition_name(
     keys: &[String],
     spec: Option<&PartitionSpec>,
     path: &TablePath,

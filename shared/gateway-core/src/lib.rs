@@ -8,6 +8,7 @@
 #![cfg_attr(test, allow(clippy::too_many_lines))]
 
 pub mod codec;
+pub mod cursor;
 pub mod error;
 pub mod names;
 pub mod otlp;

@@ -10,7 +10,7 @@
 pub const FUNCTION_DDL: &str = "fluss-ddl";
 /// Lambda function serving record writes.
 pub const FUNCTION_WRITE: &str = "fluss-write";
-/// Lambda function serving reads: point and prefix lookups, bounded scans.
+/// Lambda function serving reads: point and prefix lookups, bounded scans, log reads.
 pub const FUNCTION_LOOKUP: &str = "fluss-lookup";
 /// Lambda function serving cluster dynamic configuration.
 pub const FUNCTION_CONFIG: &str = "fluss-config";
@@ -58,6 +58,9 @@ pub const PREFIX_LOOKUP: &str =
     "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/prefix-lookup";
 /// Bounded scans: the first rows of a table or of one partition (extension; issue `[reads]`).
 pub const SCAN: &str = "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/scan";
+/// Log reads with cursors: a log table's records or a primary-key table's changelog from a start
+/// position or a cursor (extension; issue `[reads]`).
+pub const READ: &str = "/v1/clusters/{cluster}/databases/{database}/tables/{table}/records/read";
 /// Cluster dynamic configuration (extension, FIP-12).
 pub const CLUSTER_CONFIGS: &str = "/v1/clusters/{cluster}/configs";
 
@@ -200,6 +203,7 @@ pub const ROUTES: &[Route] = &[
     route("POST", LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
     route("POST", PREFIX_LOOKUP, FUNCTION_LOOKUP, Operation::Read).as_extension(),
     route("POST", SCAN, FUNCTION_LOOKUP, Operation::Read).as_extension(),
+    route("POST", READ, FUNCTION_LOOKUP, Operation::Read).as_extension(),
     route("GET", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
     route("PATCH", CLUSTER_CONFIGS, FUNCTION_CONFIG, Operation::Config).as_extension(),
     route("POST", OTLP_LOGS, FUNCTION_OTLP, Operation::Write).as_extension(),
@@ -273,6 +277,7 @@ pub fn allowed_methods(path: &str) -> &'static [&'static str] {
         (LOOKUP, &["POST"]),
         (PREFIX_LOOKUP, &["POST"]),
         (SCAN, &["POST"]),
+        (READ, &["POST"]),
         (CLUSTER_CONFIGS, &["GET", "HEAD", "PATCH"]),
         (OTLP_LOGS, &["POST"]),
         (OTLP_TRACES, &["POST"]),
@@ -301,7 +306,7 @@ mod tests {
                 (_, CLUSTER_CONFIGS) => Operation::Config,
                 (_, RECORDS) => Operation::Write,
                 (_, path) if otlp_signal(path).is_some() => Operation::Write,
-                (_, LOOKUP | PREFIX_LOOKUP | SCAN) => Operation::Read,
+                (_, LOOKUP | PREFIX_LOOKUP | SCAN | READ) => Operation::Read,
                 ("GET", _) => Operation::Read,
                 _ => Operation::Ddl,
             };
@@ -322,7 +327,7 @@ mod tests {
                 r.path
             );
         }
-        assert_eq!(ROUTES.len(), 28);
+        assert_eq!(ROUTES.len(), 29);
     }
 
     #[test]
@@ -357,6 +362,7 @@ mod tests {
                 ("POST", LOOKUP),
                 ("POST", PREFIX_LOOKUP),
                 ("POST", SCAN),
+                ("POST", READ),
                 ("GET", CLUSTER_CONFIGS),
                 ("PATCH", CLUSTER_CONFIGS),
                 ("POST", OTLP_LOGS),

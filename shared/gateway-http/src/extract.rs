@@ -15,7 +15,8 @@ use axum::response::{IntoResponse, Response};
 use gateway_core::GatewayError;
 use gateway_core::wire::{
     AlterClusterConfigsRequest, AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest,
-    CreateTableRequest, LookupRequest, NdjsonBody, PrefixLookupRequest, ScanRequest, WriteRequest,
+    CreateTableRequest, LookupRequest, NdjsonBody, PrefixLookupRequest, ReadRequest, ScanRequest,
+    WriteRequest,
 };
 use serde::de::DeserializeOwned;
 
@@ -194,6 +195,7 @@ serde_bodies! {
     AlterTableRequest => "alter table",
     CreatePartitionRequest => "create partition",
     ScanRequest => "scan",
+    ReadRequest => "read",
 }
 
 impl ParseBody for AlterClusterConfigsRequest {

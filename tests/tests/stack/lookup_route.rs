@@ -79,6 +79,10 @@ async fn bounded_scans_read_log_and_primary_key_tables(
         .collect();
     seqs.sort_unstable();
     assert_eq!(seqs, (0..50).collect::<Vec<i64>>(), "every row once");
+    // The log read route is served by the same function: the same 50 rows from the start.
+    let read = post(gw, &read_url(&log), &json!({"from": "earliest"})).await;
+    assert_eq!(read.status, 200, "{read:?}");
+    assert_eq!(read.body["record_count"], 50, "{read:?}");
     let some = post(
         gw,
         &scan_url(&log),

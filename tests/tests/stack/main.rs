@@ -16,6 +16,7 @@ mod lookup_route;
 mod ops_outside_http;
 mod otlp;
 mod pool_shared_stack;
+mod read_route;
 mod telemetry;
 mod write_bodies;
 mod write_route;

@@ -26,6 +26,11 @@ pub fn scan_url(path: &TablePath) -> String {
     format!("{}/scan", records_url("default", path))
 }
 
+/// `…/records/read` of `path` on cluster `default`.
+pub fn read_url(path: &TablePath) -> String {
+    format!("{}/read", records_url("default", path))
+}
+
 /// POSTs `body` as JSON to `url` on `gw`.
 pub async fn post(gw: &Gateway, url: &str, body: &Value) -> Answer {
     http(

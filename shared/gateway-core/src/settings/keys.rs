@@ -151,6 +151,11 @@ pub mod lookup {
     /// `gateway.rest.scan.max-rows` (ours): rows one bounded scan returns at most (and its
     /// default `limit`).
     pub const SCAN_MAX_ROWS_KEY: &str = "gateway.rest.scan.max-rows";
+    /// `gateway.rest.read.max-records` (ours): records one log read returns at most (and its
+    /// default `max_records`).
+    pub const READ_MAX_RECORDS_KEY: &str = "gateway.rest.read.max-records";
+    /// `gateway.rest.read.max-wait` (ours): the longest long poll of a log read (`wait_ms`).
+    pub const READ_MAX_WAIT_KEY: &str = "gateway.rest.read.max-wait";
 
     /// The keys of the lookup routes, for the settings registry.
     pub const KEYS: &[Key] = &[
@@ -195,6 +200,18 @@ pub mod lookup {
             Kind::Count,
             "1000",
             "rows one bounded scan returns at most, and its default limit",
+        ),
+        Key::new(
+            READ_MAX_RECORDS_KEY,
+            Kind::Count,
+            "10000",
+            "records one log read returns at most, and its default `max_records`",
+        ),
+        Key::new(
+            READ_MAX_WAIT_KEY,
+            Kind::Duration,
+            "20s",
+            "the longest wait of a log read for its first record (`wait_ms`)",
         ),
     ];
 }

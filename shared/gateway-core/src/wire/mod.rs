@@ -28,6 +28,7 @@ use crate::error::GatewayError;
 mod catalog;
 mod cluster_configs;
 mod lookup;
+mod reads;
 mod records;
 
 pub use catalog::{
@@ -43,6 +44,7 @@ pub use lookup::{
     LookupRequest, LookupResponse, LookupResult, PrefixLookupRequest, PrefixLookupResponse,
     PrefixLookupResult, ScanRequest, ScanResponse,
 };
+pub use reads::{ReadFrom, ReadRecord, ReadRequest, ReadResponse};
 pub use records::{
     NdjsonBody, WriteEntry, WriteFailure, WriteOp, WriteRequest, WriteResponse, WriteSuccess,
     ensure_row_limit,

@@ -1,9 +1,11 @@
 //! Limits of the read routes, read from the configuration map (`gateway.rest.lookup.*`,
-//! `gateway.rest.prefix-lookup.*` and `gateway.rest.scan.*`, dotted or environment form). An unknown key under either
+//! `gateway.rest.prefix-lookup.*`, `gateway.rest.scan.*` and `gateway.rest.read.*`, dotted or
+//! environment form). An unknown key under either
 //! namespace is an error, so a typo cannot silently keep a default. Also owns the checks of a
 //! request against them, which need no schema: key count (413) and key bytes (413).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use gateway_core::GatewayError;
 use gateway_core::wire::Row;
@@ -12,7 +14,8 @@ use gateway_core::settings::{self, Slot};
 
 pub use gateway_core::settings::keys::lookup::{
     LOOKUP_MAX_CONCURRENT_KEY, LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY,
-    LOOKUP_MAX_RESPONSE_BYTES_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY, SCAN_MAX_ROWS_KEY,
+    LOOKUP_MAX_RESPONSE_BYTES_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
+    READ_MAX_RECORDS_KEY, READ_MAX_WAIT_KEY, SCAN_MAX_ROWS_KEY,
 };
 
 /// Default keys per request (as the Fluss Gateway design): one fluss-rs lookup batch.
@@ -32,10 +35,16 @@ pub const DEFAULT_PREFIX_MAX_ROWS: usize = 1000;
 /// Default rows of one bounded scan.
 pub const DEFAULT_SCAN_MAX_ROWS: usize = 1000;
 
-const NAMESPACES: [&str; 3] = [
+/// Default records of one log read.
+pub const DEFAULT_READ_MAX_RECORDS: usize = 10_000;
+/// Default longest long poll of a log read.
+pub const DEFAULT_READ_MAX_WAIT: Duration = Duration::from_secs(20);
+
+const NAMESPACES: [&str; 4] = [
     "gateway.rest.lookup.",
     "gateway.rest.prefix-lookup.",
     "gateway.rest.scan.",
+    "gateway.rest.read.",
 ];
 
 /// Limits of `POST …/records/lookup` and `POST …/records/prefix-lookup`.
@@ -57,6 +66,10 @@ pub struct LookupLimits {
     pub max_rows_per_prefix: usize,
     /// Rows one bounded scan returns at most (and its default `limit`).
     pub max_scan_rows: usize,
+    /// Records one log read returns at most (and its default `max_records`).
+    pub max_read_records: usize,
+    /// The longest a log read waits for a first record.
+    pub max_read_wait: Duration,
 }
 
 impl Default for LookupLimits {
@@ -69,6 +82,8 @@ impl Default for LookupLimits {
             max_prefixes: DEFAULT_PREFIX_MAX_PREFIXES,
             max_rows_per_prefix: DEFAULT_PREFIX_MAX_ROWS,
             max_scan_rows: DEFAULT_SCAN_MAX_ROWS,
+            max_read_records: DEFAULT_READ_MAX_RECORDS,
+            max_read_wait: DEFAULT_READ_MAX_WAIT,
         }
     }
 }
@@ -94,6 +109,14 @@ impl LookupLimits {
                 (PREFIX_MAX_PREFIXES_KEY, Slot::Count(&mut l.max_prefixes)),
                 (PREFIX_MAX_ROWS_KEY, Slot::Count(&mut l.max_rows_per_prefix)),
                 (SCAN_MAX_ROWS_KEY, Slot::Count(&mut l.max_scan_rows)),
+                (READ_MAX_RECORDS_KEY, Slot::Count(&mut l.max_read_records)),
+                (
+                    READ_MAX_WAIT_KEY,
+                    Slot::Duration {
+                        slot: &mut l.max_read_wait,
+                        allow_zero: true,
+                    },
+                ),
             ],
             "lookup",
         )?;
@@ -140,6 +163,42 @@ impl LookupLimits {
     pub(crate) fn scan_limit(&self, requested: Option<u32>) -> Result<usize, GatewayError> {
         bounded_count("limit", requested, self.max_scan_rows)
     }
+
+    /// What one log read may return and wait: its own `max_records` (1 to the configured
+    /// maximum), `max_bytes` (1 to the answer limit) and `wait_ms` (0 to the configured longest
+    /// wait), each 400 naming the bound when out of range, the maximum when absent (no wait).
+    pub(crate) fn read_bounds(
+        &self,
+        max_records: Option<u32>,
+        max_bytes: Option<u64>,
+        wait_ms: Option<u64>,
+    ) -> Result<ReadBounds, GatewayError> {
+        let records = bounded_count("max_records", max_records, self.max_read_records)?;
+        let bytes = match max_bytes {
+            None => self.max_response_bytes,
+            Some(b) => match usize::try_from(b) {
+                Ok(b) if (1..=self.max_response_bytes).contains(&b) => b,
+                _ => {
+                    return Err(GatewayError::invalid(format!(
+                        "`max_bytes` must be between 1 and {} (`{LOOKUP_MAX_RESPONSE_BYTES_KEY}`)",
+                        self.max_response_bytes
+                    )));
+                }
+            },
+        };
+        let wait = Duration::from_millis(wait_ms.unwrap_or(0));
+        if wait > self.max_read_wait {
+            return Err(GatewayError::invalid(format!(
+                "`wait_ms` must be between 0 and {} (`{READ_MAX_WAIT_KEY}`)",
+                self.max_read_wait.as_millis()
+            )));
+        }
+        Ok(ReadBounds {
+            records,
+            bytes,
+            wait,
+        })
+    }
 }
 
 impl LookupLimits {
@@ -165,6 +224,18 @@ impl LookupLimits {
         }
         Ok(())
     }
+}
+
+/// What one log read may return and how long it may wait, after the checks of
+/// [`LookupLimits::read_bounds`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadBounds {
+    /// Most records.
+    pub records: usize,
+    /// Most bytes of the records as JSON.
+    pub bytes: usize,
+    /// The longest wait for a first record.
+    pub wait: Duration,
 }
 
 /// `requested` when it is between 1 and `max` (400 naming `field` and the bound otherwise), or
@@ -231,6 +302,8 @@ mod tests {
             ("FLUSS_GATEWAY__REST__PREFIX_LOOKUP__MAX_PREFIXES", "4"),
             ("gateway.rest.prefix-lookup.max-rows-per-prefix", "7"),
             ("FLUSS_GATEWAY__REST__SCAN__MAX_ROWS", "9"),
+            ("gateway.rest.read.max-records", "11"),
+            ("FLUSS_GATEWAY__REST__READ__MAX_WAIT", "2s"),
         ]))
         .unwrap();
         assert_eq!(
@@ -243,8 +316,53 @@ mod tests {
                 max_prefixes: 4,
                 max_rows_per_prefix: 7,
                 max_scan_rows: 9,
+                max_read_records: 11,
+                max_read_wait: Duration::from_secs(2),
             }
         );
+    }
+
+    #[test]
+    fn a_read_gets_its_own_bounds_within_the_configured_ones() {
+        let l = LookupLimits {
+            max_read_records: 100,
+            max_response_bytes: 1000,
+            max_read_wait: Duration::from_secs(2),
+            ..LookupLimits::default()
+        };
+        let b = l.read_bounds(None, None, None).unwrap();
+        assert_eq!((b.records, b.bytes, b.wait), (100, 1000, Duration::ZERO));
+        let b = l.read_bounds(Some(5), Some(10), Some(2000)).unwrap();
+        assert_eq!(
+            (b.records, b.bytes, b.wait),
+            (5, 10, Duration::from_secs(2))
+        );
+        for (records, bytes, wait, says) in [
+            (
+                Some(0),
+                None,
+                None,
+                "`max_records` must be between 1 and 100",
+            ),
+            (Some(101), None, None, "`max_records`"),
+            (
+                None,
+                Some(0),
+                None,
+                "`max_bytes` must be between 1 and 1000",
+            ),
+            (None, Some(u64::MAX), None, "`max_bytes`"),
+            (
+                None,
+                None,
+                Some(2001),
+                "`wait_ms` must be between 0 and 2000",
+            ),
+        ] {
+            let e = l.read_bounds(records, bytes, wait).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::InvalidArgument);
+            assert!(e.message().contains(says), "{}", e.message());
+        }
     }
 
     #[test]

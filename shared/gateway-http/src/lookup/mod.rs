@@ -1,5 +1,6 @@
-//! `POST …/tables/{table}/records/lookup`, `POST …/records/prefix-lookup` and
-//! `POST …/records/scan`: key and key-prefix reads and bounded scans, served directly by the
+//! `POST …/tables/{table}/records/lookup`, `POST …/records/prefix-lookup`,
+//! `POST …/records/scan` and `POST …/records/read`: key and key-prefix reads, bounded scans and
+//! log reads with cursors, served directly by the
 //! Fluss client (an extension: the Fluss Gateway 1.0 has no read path; lookup shapes from its
 //! FIP-49 design). One function serves every read: they share the `read` scope, the pool's
 //! connections and the concurrency gate.
@@ -10,7 +11,9 @@
 //! `unsupported`; the deadline answers 504 `timeout`; an answer over the response limit is 413.
 
 pub mod limits;
+mod read;
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use axum::extract::State;
@@ -19,12 +22,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use fluss::metadata::TablePath;
+use fluss_ops::read::{ReadSpec, Start};
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
-use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP, SCAN};
+use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP, READ, SCAN};
 use gateway_core::wire::{
-    LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse, ScanRequest,
-    ScanResponse,
+    LookupRequest, LookupResponse, PrefixLookupRequest, PrefixLookupResponse, ReadRequest,
+    ScanRequest, ScanResponse,
 };
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -34,6 +38,7 @@ use crate::extract::{Input, ParseBody, Routed};
 use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
 pub use limits::LookupLimits;
+use read::{Begin, JsonRecords, begin};
 
 /// Everything the lookup routes share across requests; built once per container.
 #[derive(Clone)]
@@ -102,6 +107,7 @@ pub fn lookup_routes(state: LookupState) -> Router {
         .route(LOOKUP, post(lookup_records))
         .route(PREFIX_LOOKUP, post(prefix_lookup_records))
         .route(SCAN, post(scan_records))
+        .route(READ, post(read_records))
         .with_state(state)
 }
 
@@ -198,6 +204,44 @@ async fn scan_records(
     Ok((StatusCode::OK, Json(response)).into_response())
 }
 
+async fn read_records(
+    State(state): State<LookupState>,
+    Routed(ctx, params, input): Routed<TableParams>,
+) -> Result<Response, ApiError> {
+    let admitted = state.admit(&params, input, |req: &ReadRequest, limits| {
+        let bounds = limits.read_bounds(req.max_records, req.max_bytes, req.wait_ms)?;
+        Ok((bounds, begin(req)?))
+    })?;
+    let (path, req) = (&admitted.path, &admitted.req);
+    let (bounds, begin) = &admitted.checked;
+    let start = match begin {
+        Begin::Cursor(c) => Start::Cursor(c.clone()),
+        Begin::From(from) => Start::From {
+            from,
+            partition: req.partition.as_ref(),
+        },
+    };
+    let spec = ReadSpec {
+        start,
+        columns: req.columns.as_deref(),
+        wait: bounds.wait,
+    };
+    let sink = Mutex::new(JsonRecords::new(*bounds));
+    let next =
+        fluss_ops::read::read(&state.pool, &ctx.call, &params.cluster, path, &spec, &sink).await?;
+    let records = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    tracing::info!(
+        request_id = %ctx.request_id,
+        cluster = %params.cluster,
+        table = %path,
+        records = records.count,
+        bytes = records.buf.len(),
+        elapsed_ms = elapsed_ms(admitted.started),
+        "read"
+    );
+    Ok(records.into_response(&next.encode()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +258,8 @@ mod tests {
     const ONE_PREFIX: &str = r#"{"prefix_columns":["tenant"],"prefixes":[{"tenant":1}]}"#;
     const SCAN_URL: &str = "/v1/clusters/default/databases/db/tables/t/records/scan";
     const A_SCAN: &str = r#"{"limit":10}"#;
+    const READ_URL: &str = "/v1/clusters/default/databases/db/tables/t/records/read";
+    const A_READ: &str = r#"{"from":"earliest"}"#;
 
     /// A router over a cluster nobody listens on: every test here must answer before any I/O.
     fn app(limits: LookupLimits) -> Router {
@@ -225,7 +271,12 @@ mod tests {
 
     #[tokio::test]
     async fn cheap_checks_answer_before_touching_fluss_on_both_routes() {
-        for (url, valid) in [(URL, ONE_KEY), (PREFIX_URL, ONE_PREFIX), (SCAN_URL, A_SCAN)] {
+        for (url, valid) in [
+            (URL, ONE_KEY),
+            (PREFIX_URL, ONE_PREFIX),
+            (SCAN_URL, A_SCAN),
+            (READ_URL, A_READ),
+        ] {
             let cases: Vec<(&str, Request<Body>, StatusCode, &str)> = vec![
                 (
                     "wrong content type",
@@ -352,6 +403,59 @@ mod tests {
                 "not a valid scan request",
             ),
         ];
+        // Hostile and wrong reads: every one is refused before the pool is asked (it could
+        // only answer 503 for this unreachable cluster).
+        let huge_cursor = format!(r#"{{"cursor":"{}"}}"#, "A".repeat(1024 * 1024));
+        let read_cases = [
+            (
+                r#"{"cursor":"AAAA"}"#,
+                StatusCode::BAD_REQUEST,
+                "not a cursor",
+            ),
+            (r#"{"cursor":"%%%"}"#, StatusCode::BAD_REQUEST, "base64url"),
+            (
+                r#"{"cursor":"AQUAAgAAv1pL8iN4Ug"}"#,
+                StatusCode::BAD_REQUEST,
+                "checksum",
+            ),
+            (&huge_cursor, StatusCode::BAD_REQUEST, "1048576 characters"),
+            (r#"{"cursor":""}"#, StatusCode::BAD_REQUEST, "empty"),
+            (
+                r#"{"from":"earliest","cursor":"x"}"#,
+                StatusCode::BAD_REQUEST,
+                "not both",
+            ),
+            (r#"{}"#, StatusCode::BAD_REQUEST, "give `from`"),
+            (
+                r#"{"from":{"offsets":{"0":-1}}}"#,
+                StatusCode::BAD_REQUEST,
+                "`from.offsets.0`",
+            ),
+            (
+                r#"{"from":"earliest","max_records":0}"#,
+                StatusCode::BAD_REQUEST,
+                "`max_records`",
+            ),
+            (
+                r#"{"from":"earliest","max_bytes":0}"#,
+                StatusCode::BAD_REQUEST,
+                "`max_bytes`",
+            ),
+            (
+                r#"{"from":"earliest","wait_ms":3600000}"#,
+                StatusCode::BAD_REQUEST,
+                "`wait_ms` must be between 0 and 20000",
+            ),
+            (
+                r#"{"from":"earliest","partition":{"dt":"a","dt":"b"}}"#,
+                StatusCode::BAD_REQUEST,
+                "duplicate partition column",
+            ),
+        ];
+        let cases = cases
+            .iter()
+            .map(|(u, b, s, n)| (*u, *b, *s, *n))
+            .chain(read_cases.iter().map(|(b, s, n)| (READ_URL, *b, *s, *n)));
         for (url, body, status, needle) in cases {
             let (got, answer) = call(app(limits), post_json(url, body)).await;
             assert_eq!(got, status, "{body}: {answer}");
@@ -409,6 +513,7 @@ mod tests {
             let body = match route.path {
                 LOOKUP => ONE_KEY,
                 PREFIX_LOOKUP => ONE_PREFIX,
+                READ => A_READ,
                 _ => A_SCAN,
             };
             let req = Request::builder()
@@ -425,7 +530,7 @@ mod tests {
             assert!(manifest.contains(&mapping), "Cargo.toml lacks {mapping}");
             served += 1;
         }
-        assert_eq!(served, 3);
+        assert_eq!(served, 4);
     }
 
     #[tokio::test]

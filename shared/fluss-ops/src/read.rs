@@ -1,0 +1,523 @@
+//! Log reads with cursors (issue `[reads]`): the records of a log table, or the changelog of a
+//! primary-key table, from a start position (`earliest`, `latest`, a timestamp, explicit
+//! offsets) or from a [`Cursor`] an earlier read gave, in offset order per bucket.
+//!
+//! Each read is stateless: a fresh fluss-rs log scanner subscribes every bucket at the cursor's
+//! offsets, polls until the sink is full, the log is drained for now, or the wait ends, and is
+//! dropped. The next cursor holds, per bucket, one past the last record the sink *took*, so a
+//! consumer that passes it back reads every record once: records fetched but not taken are
+//! read again next time, never skipped.
+//!
+//! Before the first poll the cursor is checked against the table of the URL: its id (a dropped
+//! and re-created table has a new one: 409), its bucket count, and its partition still being a
+//! partition of that table (409). An offset outside what a bucket holds (expired by retention,
+//! or past the end) is 409 naming the range that can be read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use fluss::metadata::{RowType, TablePath};
+use fluss::record::ChangeType;
+use fluss::row::ColumnarRow;
+use fluss::rpc::message::OffsetSpec;
+use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
+use gateway_core::cursor::Cursor;
+use gateway_core::wire::{PartitionSpec, ReadFrom};
+use gateway_core::{ErrorCode, GatewayError};
+
+use crate::call::Call;
+use crate::scan::{partition_name, projection};
+use crate::table::on_table;
+
+/// After the first records, how long a read waits for more before it answers: long enough for
+/// the fetches the scanner sends next to come back when the log holds more, short enough that
+/// a consumer that has caught up is answered soon.
+const LINGER: Duration = Duration::from_millis(100);
+/// The shortest first poll: a fetch round trip, with the server's own fetch wait (fluss-rs's
+/// default 500 ms when no bucket has data yet).
+const FIRST_POLL: Duration = Duration::from_millis(700);
+/// Time kept back from the request's deadline for encoding and sending the answer.
+const ANSWER_MARGIN: Duration = Duration::from_millis(250);
+
+/// Where a read starts.
+#[derive(Debug, Clone)]
+pub enum Start<'a> {
+    /// Continue where an earlier read stopped (decoded and checksum-checked).
+    Cursor(Cursor),
+    /// Start at `from`, in `partition` of a partitioned table.
+    From {
+        /// The start position.
+        from: &'a ReadFrom,
+        /// The partition of a partitioned table.
+        partition: Option<&'a PartitionSpec>,
+    },
+}
+
+/// What one log read reads.
+#[derive(Debug, Clone)]
+pub struct ReadSpec<'a> {
+    /// Where it starts.
+    pub start: Start<'a>,
+    /// The columns to return, in this order; every column when `None`.
+    pub columns: Option<&'a [String]>,
+    /// How long to wait for a first record when none is there yet.
+    pub wait: Duration,
+}
+
+/// One record offered to a [`RecordSink`].
+pub struct LogRecord<'a> {
+    /// Its bucket.
+    pub bucket: i32,
+    /// Its offset in the bucket.
+    pub offset: i64,
+    /// When it was appended (epoch milliseconds).
+    pub timestamp: i64,
+    /// `+A` for a log table, the change for a changelog.
+    pub change_type: ChangeType,
+    /// The row, of the read's row type (projected when columns were asked for).
+    pub row: &'a ColumnarRow,
+}
+
+/// Where the records of a read go (the answer being built); it decides when the answer is full.
+pub trait RecordSink: Send {
+    /// Forgets every record taken (a read that starts over on a fresh table handle).
+    fn reset(&mut self);
+    /// Takes `record` (`true`) or refuses it because the answer is full (`false`); an error
+    /// (a record that can never fit) fails the read.
+    fn offer(&mut self, row_type: &RowType, record: &LogRecord<'_>) -> Result<bool, GatewayError>;
+    /// Whether the answer can take no more records.
+    fn is_full(&self) -> bool;
+}
+
+/// Reads `path` of `cluster` for `call` into `sink`; returns the cursor after the records taken.
+pub async fn read<S: RecordSink>(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    spec: &ReadSpec<'_>,
+    sink: &Mutex<S>,
+) -> Result<Cursor, GatewayError> {
+    on_table(pool, call, cluster, path, |conn, handle| async move {
+        lock(sink).reset();
+        let handle = current_handle(&conn, handle, spec, &call.deadline).await?;
+        let reader = Reader {
+            conn: &conn,
+            handle: &handle,
+            deadline: &call.deadline,
+        };
+        let (cursor, taken) = reader.read(spec, sink).await?;
+        if taken == 0 {
+            ensure_still_there(&conn, &handle, &call.deadline).await?;
+        }
+        Ok(cursor)
+    })
+    .await
+}
+
+/// An empty read on a cached handle may be a read of a table that was dropped (and perhaps
+/// created again) elsewhere: Fluss answers fetches for a dropped table id with nothing, not an
+/// error. So an empty answer looks the table up again (one metadata call, and the cache is
+/// fresh for the next read): 404 when it is gone, 409 when the name now has another id.
+async fn ensure_still_there(
+    conn: &PooledConnection,
+    handle: &TableHandle,
+    deadline: &Deadline,
+) -> Result<(), GatewayError> {
+    let path = handle.path();
+    conn.invalidate_table(path);
+    let fresh = conn.table(path, deadline).await?;
+    if fresh.table_id() == handle.table_id() {
+        return Ok(());
+    }
+    Err(recreated(path, handle.table_id(), fresh.table_id()))
+}
+
+/// 409 for a cursor of table id `was` when `path` now has id `now`.
+fn recreated(path: &TablePath, was: i64, now: i64) -> GatewayError {
+    GatewayError::new(
+        ErrorCode::FailedPrecondition,
+        format!(
+            "the cursor was made for an earlier table `{path}` (table id {was}; the table now \
+             has id {now}: it was dropped and created again): start again with `from`"
+        ),
+    )
+}
+
+fn lock<S>(sink: &Mutex<S>) -> std::sync::MutexGuard<'_, S> {
+    // A sink holds no invariant a panic elsewhere could break.
+    sink.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The handle to read with: the cached one, or a fresh one when a cursor names a newer table id
+/// (the table was re-created and this container's cache has not seen it yet).
+async fn current_handle(
+    conn: &PooledConnection,
+    handle: Arc<TableHandle>,
+    spec: &ReadSpec<'_>,
+    deadline: &Deadline,
+) -> Result<Arc<TableHandle>, GatewayError> {
+    match &spec.start {
+        Start::Cursor(c) if c.table_id != handle.table_id() => {
+            conn.invalidate_table(handle.path());
+            conn.table(handle.path(), deadline).await
+        }
+        _ => Ok(handle),
+    }
+}
+
+struct Reader<'a> {
+    conn: &'a PooledConnection,
+    handle: &'a TableHandle,
+    deadline: &'a Deadline,
+}
+
+/// The partition a read is in: its id (for the scanner) and name (for offset requests).
+struct Partition {
+    id: i64,
+    name: String,
+}
+
+impl Reader<'_> {
+    async fn read<S: RecordSink>(
+        &self,
+        spec: &ReadSpec<'_>,
+        sink: &Mutex<S>,
+    ) -> Result<(Cursor, usize), GatewayError> {
+        let (indices, row_type) = projection(self.handle.codec().row_type(), spec.columns)?;
+        let (mut cursor, partition) = match &spec.start {
+            Start::Cursor(c) => self.checked(c).await?,
+            Start::From { from, partition } => self.resolve(from, *partition).await?,
+        };
+        let table = self.handle.table();
+        let mut scan = table.new_scan();
+        if let Some(indices) = &indices {
+            scan = scan.project(indices)?;
+        }
+        let scanner = scan.create_log_scanner()?;
+        let what = "subscribing to the log";
+        match &partition {
+            None => {
+                let offsets = cursor.offsets.iter().enumerate();
+                let map: HashMap<i32, i64> = offsets.map(|(b, &o)| (bucket_id(b), o)).collect();
+                let subscribed = scanner.subscribe_buckets(&map);
+                self.conn.call(self.deadline, what, subscribed).await?;
+            }
+            Some(p) => {
+                let offsets = cursor.offsets.iter().enumerate();
+                let map: HashMap<(i64, i32), i64> =
+                    offsets.map(|(b, &o)| ((p.id, bucket_id(b)), o)).collect();
+                let subscribed = scanner.subscribe_partition_buckets(&map);
+                self.conn.call(self.deadline, what, subscribed).await?;
+            }
+        }
+        let started = Instant::now();
+        let budget = self.deadline.remaining().saturating_sub(ANSWER_MARGIN);
+        let wait_until = started + spec.wait.max(FIRST_POLL).min(budget);
+        let mut taken = 0usize;
+        loop {
+            let now = Instant::now();
+            let timeout = if taken > 0 {
+                LINGER.min(wait_until.saturating_duration_since(now).max(LINGER / 2))
+            } else {
+                wait_until.saturating_duration_since(now)
+            };
+            let polled = self
+                .conn
+                .call(self.deadline, "reading the log", scanner.poll(timeout))
+                .await;
+            let records = match polled {
+                Ok(records) => records,
+                // What was taken is the caller's; the failure shows on the next read.
+                Err(_) if taken > 0 => break,
+                Err(e) => return Err(self.explain(e, &cursor, partition.as_ref()).await),
+            };
+            if records.is_empty() {
+                if taken > 0 || Instant::now() >= wait_until {
+                    break;
+                }
+                continue;
+            }
+            let mut by_bucket: Vec<_> = records.records_by_buckets().iter().collect();
+            by_bucket.sort_by_key(|(b, _)| b.bucket_id());
+            let mut sink = lock(sink);
+            'buckets: for (bucket, records) in by_bucket {
+                let Some(next) = usize::try_from(bucket.bucket_id())
+                    .ok()
+                    .and_then(|b| cursor.offsets.get_mut(b))
+                else {
+                    continue;
+                };
+                for record in records {
+                    if record.offset() < *next {
+                        continue;
+                    }
+                    let offered = LogRecord {
+                        bucket: bucket.bucket_id(),
+                        offset: record.offset(),
+                        timestamp: record.timestamp(),
+                        change_type: *record.change_type(),
+                        row: record.row(),
+                    };
+                    if !sink.offer(&row_type, &offered)? {
+                        break 'buckets;
+                    }
+                    *next = record.offset() + 1;
+                    taken += 1;
+                }
+            }
+            if sink.is_full() || Instant::now() + LINGER / 2 >= started + budget {
+                break;
+            }
+        }
+        Ok((cursor, taken))
+    }
+
+    /// `cursor` when it belongs to this table, with its partition; 409 otherwise.
+    async fn checked(&self, cursor: &Cursor) -> Result<(Cursor, Option<Partition>), GatewayError> {
+        let info = self.handle.info();
+        let path = self.handle.path();
+        let restart = "start again with `from`";
+        if cursor.table_id != info.table_id {
+            return Err(recreated(path, cursor.table_id, info.table_id));
+        }
+        if cursor.offsets.len() != bucket_count(self.handle) {
+            return Err(GatewayError::new(
+                ErrorCode::FailedPrecondition,
+                format!(
+                    "the cursor names {} buckets; table `{path}` has {}: {restart}",
+                    cursor.offsets.len(),
+                    info.get_num_buckets()
+                ),
+            ));
+        }
+        let partition = match (info.partition_keys.is_empty(), cursor.partition_id) {
+            (true, None) => None,
+            (true, Some(_)) | (false, None) => {
+                return Err(GatewayError::new(
+                    ErrorCode::FailedPrecondition,
+                    format!("the cursor does not match how `{path}` is partitioned: {restart}"),
+                ));
+            }
+            (false, Some(id)) => Some(self.partition_by_id(id).await?),
+        };
+        Ok((cursor.clone(), partition))
+    }
+
+    /// The cursor `from` resolves to (one offset request for the buckets, none for explicit
+    /// offsets), with the partition read.
+    async fn resolve(
+        &self,
+        from: &ReadFrom,
+        partition: Option<&PartitionSpec>,
+    ) -> Result<(Cursor, Option<Partition>), GatewayError> {
+        let path = self.handle.path();
+        let buckets = bucket_count(self.handle);
+        let name = partition_name(&self.handle.info().partition_keys, partition, path)?;
+        let offsets = match from {
+            ReadFrom::Offsets(given) => explicit_offsets(given, buckets)?,
+            _ => Vec::new(),
+        };
+        let partition = match name {
+            None => None,
+            Some(name) => Some(self.partition_by_name(name).await?),
+        };
+        let offsets = match from {
+            ReadFrom::Offsets(_) => offsets,
+            ReadFrom::Earliest => {
+                self.offsets(partition.as_ref(), OffsetSpec::Earliest)
+                    .await?
+            }
+            ReadFrom::Latest => self.offsets(partition.as_ref(), OffsetSpec::Latest).await?,
+            ReadFrom::Timestamp(ms) => {
+                let at = self.offsets(partition.as_ref(), OffsetSpec::Timestamp(*ms));
+                let at = at.await?;
+                if at.iter().all(|o| *o >= 0) {
+                    at
+                } else {
+                    // A bucket with nothing written since then starts at its end.
+                    let latest = self.offsets(partition.as_ref(), OffsetSpec::Latest).await?;
+                    at.iter()
+                        .zip(latest)
+                        .map(|(&a, l)| if a >= 0 { a } else { l })
+                        .collect()
+                }
+            }
+        };
+        let cursor = Cursor {
+            table_id: self.handle.table_id(),
+            partition_id: partition.as_ref().map(|p| p.id),
+            offsets,
+        };
+        Ok((cursor, partition))
+    }
+
+    /// The offset `spec` names in every bucket, by bucket id.
+    async fn offsets(
+        &self,
+        partition: Option<&Partition>,
+        spec: OffsetSpec,
+    ) -> Result<Vec<i64>, GatewayError> {
+        let admin = self.conn.admin()?;
+        let path = self.handle.path();
+        let buckets: Vec<i32> = (0..bucket_count(self.handle)).map(bucket_id).collect();
+        let what = "listing offsets";
+        let found = match partition {
+            None => {
+                let listed = admin.list_offsets(path, &buckets, spec);
+                self.conn.call(self.deadline, what, listed).await?
+            }
+            Some(p) => {
+                let listed = admin.list_partition_offsets(path, &p.name, &buckets, spec);
+                self.conn.call(self.deadline, what, listed).await?
+            }
+        };
+        buckets
+            .iter()
+            .map(|b| {
+                found.get(b).copied().ok_or_else(|| {
+                    GatewayError::new(
+                        ErrorCode::Unavailable,
+                        format!("the cluster gave no offset for bucket {b} of `{path}`"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// A failed poll explained: 409 naming the readable range when an offset of `cursor` is
+    /// outside what its bucket holds, `error` otherwise.
+    async fn explain(
+        &self,
+        error: GatewayError,
+        cursor: &Cursor,
+        partition: Option<&Partition>,
+    ) -> GatewayError {
+        let (Ok(earliest), Ok(latest)) = (
+            self.offsets(partition, OffsetSpec::Earliest).await,
+            self.offsets(partition, OffsetSpec::Latest).await,
+        ) else {
+            return error;
+        };
+        let outside = cursor
+            .offsets
+            .iter()
+            .zip(earliest.iter().zip(&latest))
+            .enumerate()
+            .find(|(_, (o, (e, l)))| *o < *e || *o > *l);
+        match outside {
+            Some((bucket, (offset, (first, end)))) => GatewayError::new(
+                ErrorCode::FailedPrecondition,
+                format!(
+                    "bucket {bucket} of `{}` holds offsets {first} to {end}; the read asked for \
+                     offset {offset}{}: start again with `from` (\"earliest\", or `offsets`)",
+                    self.handle.path(),
+                    if offset < first {
+                        ", which is gone (retention)"
+                    } else {
+                        ", which was never written"
+                    }
+                ),
+            ),
+            None => error,
+        }
+    }
+
+    async fn partitions(&self) -> Result<Vec<fluss::metadata::PartitionInfo>, GatewayError> {
+        let admin = self.conn.admin()?;
+        let listed = admin.list_partition_infos(self.handle.path());
+        self.conn
+            .call(self.deadline, "listing partitions", listed)
+            .await
+    }
+
+    async fn partition_by_name(&self, name: String) -> Result<Partition, GatewayError> {
+        let found = self.partitions().await?;
+        match found.iter().find(|p| p.get_partition_name() == name) {
+            Some(p) => Ok(Partition {
+                id: p.get_partition_id(),
+                name,
+            }),
+            None => Err(GatewayError::new(
+                ErrorCode::PartitionNotFound,
+                format!(
+                    "partition `{name}` of table `{}` does not exist",
+                    self.handle.path()
+                ),
+            )),
+        }
+    }
+
+    async fn partition_by_id(&self, id: i64) -> Result<Partition, GatewayError> {
+        let found = self.partitions().await?;
+        match found.iter().find(|p| p.get_partition_id() == id) {
+            Some(p) => Ok(Partition {
+                id,
+                name: p.get_partition_name(),
+            }),
+            None => Err(GatewayError::new(
+                ErrorCode::FailedPrecondition,
+                format!(
+                    "the partition of the cursor (id {id}) is no longer a partition of `{}` \
+                     (dropped, or expired by auto-partitioning): start again with `from` in \
+                     another partition",
+                    self.handle.path()
+                ),
+            )),
+        }
+    }
+}
+
+/// Explicit offsets as a cursor's list: exactly the table's buckets, each named once.
+fn explicit_offsets(
+    given: &std::collections::BTreeMap<i32, i64>,
+    buckets: usize,
+) -> Result<Vec<i64>, GatewayError> {
+    if let Some(extra) = given
+        .keys()
+        .find(|b| usize::try_from(**b).unwrap_or(usize::MAX) >= buckets)
+    {
+        return Err(GatewayError::invalid(format!(
+            "`from.offsets` names bucket {extra}; the table has {buckets} buckets (0 to {})",
+            buckets.saturating_sub(1)
+        )));
+    }
+    (0..buckets)
+        .map(|b| {
+            given.get(&bucket_id(b)).copied().ok_or_else(|| {
+                GatewayError::invalid(format!(
+                    "`from.offsets` lacks bucket {b}: name an offset for each of the table's \
+                     {buckets} buckets"
+                ))
+            })
+        })
+        .collect()
+}
+
+fn bucket_count(handle: &TableHandle) -> usize {
+    usize::try_from(handle.info().get_num_buckets()).unwrap_or(0)
+}
+
+/// Bucket ids are the indices of a cursor's offsets, below the table's bucket count (an `i32`).
+fn bucket_id(index: usize) -> i32 {
+    i32::try_from(index).unwrap_or(i32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_offsets_name_every_bucket_once() {
+        let given = |pairs: &[(i32, i64)]| pairs.iter().copied().collect();
+        assert_eq!(
+            explicit_offsets(&given(&[(1, 7), (0, 3)]), 2).unwrap(),
+            [3, 7]
+        );
+        let e = explicit_offsets(&given(&[(0, 3)]), 2).unwrap_err();
+        assert!(e.message().contains("lacks bucket 1"), "{}", e.message());
+        let e = explicit_offsets(&given(&[(0, 3), (1, 1), (2, 0)]), 2).unwrap_err();
+        assert!(e.message().contains("names bucket 2"), "{}", e.message());
+    }
+}
