@@ -21,6 +21,8 @@ pub mod lookup;
 pub mod otlp;
 mod partitions;
 pub mod read;
+mod read_scanner;
+mod read_sink;
 pub mod scan;
 mod table;
 pub mod write;

@@ -13,13 +13,10 @@
 //! partition of that table (409). An offset outside what a bucket holds (expired by retention,
 //! or past the end) is 409 naming the range that can be read.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use fluss::metadata::{RowType, TablePath};
-use fluss::record::ChangeType;
-use fluss::row::ColumnarRow;
+use fluss::metadata::TablePath;
 use fluss::rpc::message::OffsetSpec;
 use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
 use gateway_core::cursor::Cursor;
@@ -27,6 +24,8 @@ use gateway_core::wire::{PartitionSpec, ReadFrom};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::call::Call;
+use crate::read_scanner::{Scanner, bucket_id};
+pub use crate::read_sink::{LogRecord, RecordSink};
 use crate::scan::{partition_name, projection};
 use crate::table::on_table;
 
@@ -63,31 +62,6 @@ pub struct ReadSpec<'a> {
     pub columns: Option<&'a [String]>,
     /// How long to wait for a first record when none is there yet.
     pub wait: Duration,
-}
-
-/// One record offered to a [`RecordSink`].
-pub struct LogRecord<'a> {
-    /// Its bucket.
-    pub bucket: i32,
-    /// Its offset in the bucket.
-    pub offset: i64,
-    /// When it was appended (epoch milliseconds).
-    pub timestamp: i64,
-    /// `+A` for a log table, the change for a changelog.
-    pub change_type: ChangeType,
-    /// The row, of the read's row type (projected when columns were asked for).
-    pub row: &'a ColumnarRow,
-}
-
-/// Where the records of a read go (the answer being built); it decides when the answer is full.
-pub trait RecordSink: Send {
-    /// Forgets every record taken (a read that starts over on a fresh table handle).
-    fn reset(&mut self);
-    /// Takes `record` (`true`) or refuses it because the answer is full (`false`); an error
-    /// (a record that can never fit) fails the read.
-    fn offer(&mut self, row_type: &RowType, record: &LogRecord<'_>) -> Result<bool, GatewayError>;
-    /// Whether the answer can take no more records.
-    fn is_full(&self) -> bool;
 }
 
 /// Reads `path` of `cluster` for `call` into `sink`; returns the cursor after the records taken.
@@ -195,23 +169,25 @@ impl Reader<'_> {
         if let Some(indices) = &indices {
             scan = scan.project(indices)?;
         }
-        let scanner = scan.create_log_scanner()?;
-        let what = "subscribing to the log";
-        match &partition {
-            None => {
-                let offsets = cursor.offsets.iter().enumerate();
-                let map: HashMap<i32, i64> = offsets.map(|(b, &o)| (bucket_id(b), o)).collect();
-                let subscribed = scanner.subscribe_buckets(&map);
-                self.conn.call(self.deadline, what, subscribed).await?;
-            }
-            Some(p) => {
-                let offsets = cursor.offsets.iter().enumerate();
-                let map: HashMap<(i64, i32), i64> =
-                    offsets.map(|(b, &o)| ((p.id, bucket_id(b)), o)).collect();
-                let subscribed = scanner.subscribe_partition_buckets(&map);
-                self.conn.call(self.deadline, what, subscribed).await?;
-            }
+        let batches = lock(sink).takes_batches();
+        if batches && self.handle.info().has_primary_key() {
+            return Err(GatewayError::new(
+                ErrorCode::Unsupported,
+                format!(
+                    "`{}` is a primary-key table: its changelog carries a change type per \
+                     record, which an Arrow answer has no place for; read it as JSON",
+                    self.handle.path()
+                ),
+            ));
         }
+        let scanner = Scanner::create(scan, batches)?;
+        if let Scanner::Batches(s) = &scanner {
+            lock(sink).batch_schema(&s.schema());
+        }
+        let partition_id = partition.as_ref().map(|p| p.id);
+        scanner
+            .subscribe(self.conn, self.deadline, &cursor, partition_id)
+            .await?;
         let started = Instant::now();
         let budget = self.deadline.remaining().saturating_sub(ANSWER_MARGIN);
         let wait_until = started + spec.wait.max(FIRST_POLL).min(budget);
@@ -223,50 +199,20 @@ impl Reader<'_> {
             } else {
                 wait_until.saturating_duration_since(now)
             };
-            let polled = self
-                .conn
-                .call(self.deadline, "reading the log", scanner.poll(timeout))
-                .await;
-            let records = match polled {
-                Ok(records) => records,
+            let polled = match scanner.poll(self.conn, self.deadline, timeout).await {
+                Ok(polled) => polled,
                 // What was taken is the caller's; the failure shows on the next read.
                 Err(_) if taken > 0 => break,
                 Err(e) => return Err(self.explain(e, &cursor, partition.as_ref()).await),
             };
-            if records.is_empty() {
+            if polled.is_empty() {
                 if taken > 0 || Instant::now() >= wait_until {
                     break;
                 }
                 continue;
             }
-            let mut by_bucket: Vec<_> = records.records_by_buckets().iter().collect();
-            by_bucket.sort_by_key(|(b, _)| b.bucket_id());
             let mut sink = lock(sink);
-            'buckets: for (bucket, records) in by_bucket {
-                let Some(next) = usize::try_from(bucket.bucket_id())
-                    .ok()
-                    .and_then(|b| cursor.offsets.get_mut(b))
-                else {
-                    continue;
-                };
-                for record in records {
-                    if record.offset() < *next {
-                        continue;
-                    }
-                    let offered = LogRecord {
-                        bucket: bucket.bucket_id(),
-                        offset: record.offset(),
-                        timestamp: record.timestamp(),
-                        change_type: *record.change_type(),
-                        row: record.row(),
-                    };
-                    if !sink.offer(&row_type, &offered)? {
-                        break 'buckets;
-                    }
-                    *next = record.offset() + 1;
-                    taken += 1;
-                }
-            }
+            taken += polled.offer_to(&mut *sink, &row_type, &mut cursor)?;
             if sink.is_full() || Instant::now() + LINGER / 2 >= started + budget {
                 break;
             }
@@ -497,11 +443,6 @@ fn explicit_offsets(
 
 fn bucket_count(handle: &TableHandle) -> usize {
     usize::try_from(handle.info().get_num_buckets()).unwrap_or(0)
-}
-
-/// Bucket ids are the indices of a cursor's offsets, below the table's bucket count (an `i32`).
-fn bucket_id(index: usize) -> i32 {
-    i32::try_from(index).unwrap_or(i32::MAX)
 }
 
 #[cfg(test)]

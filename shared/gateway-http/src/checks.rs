@@ -21,31 +21,78 @@ pub fn ensure_json_content_type(headers: &HeaderMap) -> Result<(), GatewayError>
     }
 }
 
+/// The JSON media type, the answer of every route.
+pub const JSON: &str = "application/json";
+/// The Arrow IPC stream media type, an answer of the read route.
+pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
+
 /// 406 `not_acceptable` when `Accept` is present and allows no JSON response.
 pub fn ensure_accepts_json(headers: &HeaderMap) -> Result<(), GatewayError> {
-    let Some(accept) = headers.get(header::ACCEPT) else {
-        return Ok(());
+    negotiate(headers, &[JSON]).map(|_| ())
+}
+
+/// The answer's media type: of `offered` (first = preferred on a tie), the one `Accept` rates
+/// highest, each rated by the most specific range that matches it (`type/sub`, then `type/*`,
+/// then `*/*`; `q=0` refuses). No or an empty `Accept` takes the first. 406
+/// `not_acceptable`, naming what is offered, when none is acceptable.
+pub fn negotiate(
+    headers: &HeaderMap,
+    offered: &[&'static str],
+) -> Result<&'static str, GatewayError> {
+    let accept = match headers.get(header::ACCEPT) {
+        None => "",
+        // An Accept that is not text restricts nothing we can read.
+        Some(v) => v.to_str().unwrap_or(""),
     };
-    let accept = accept.to_str().unwrap_or("");
-    let acceptable = accept.split(',').any(|range| {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let refused = parts.any(|p| {
-            let p = p.trim();
-            p.strip_prefix("q=")
-                .and_then(|q| q.trim().parse::<f32>().ok())
-                .is_some_and(|q| q <= 0.0)
-        });
-        !refused && matches!(media.as_str(), "*/*" | "application/*" | "application/json")
-    });
-    if acceptable || accept.trim().is_empty() {
-        Ok(())
-    } else {
-        Err(GatewayError::new(
-            ErrorCode::NotAcceptable,
-            "this operation answers `application/json` only",
-        ))
+    if accept.trim().is_empty() {
+        return Ok(offered[0]);
     }
+    let ranges: Vec<(String, f32)> = accept
+        .split(',')
+        .map(|range| {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = parts
+                .filter_map(|p| p.trim().strip_prefix("q="))
+                .filter_map(|q| q.trim().parse::<f32>().ok())
+                .next_back()
+                .unwrap_or(1.0);
+            (media, q)
+        })
+        .collect();
+    let rating = |media: &str| {
+        let kind = media.split('/').next().unwrap_or("");
+        let mut best: Option<(u8, f32)> = None;
+        for (range, q) in &ranges {
+            let specificity = if range == media {
+                2
+            } else if range.strip_suffix("/*") == Some(kind) {
+                1
+            } else if range == "*/*" {
+                0
+            } else {
+                continue;
+            };
+            if best.is_none_or(|(s, _)| specificity > s) {
+                best = Some((specificity, *q));
+            }
+        }
+        best.map_or(0.0, |(_, q)| q)
+    };
+    let mut chosen: Option<(&'static str, f32)> = None;
+    for media in offered {
+        let q = rating(media);
+        if q > 0.0 && chosen.is_none_or(|(_, best)| q > best) {
+            chosen = Some((media, q));
+        }
+    }
+    chosen.map(|(m, _)| m).ok_or_else(|| {
+        let offered: Vec<String> = offered.iter().map(|m| format!("`{m}`")).collect();
+        GatewayError::new(
+            ErrorCode::NotAcceptable,
+            format!("this operation answers {} only", offered.join(" or ")),
+        )
+    })
 }
 
 /// 400 `invalid_argument` when a route that takes no parameters gets a query string: a typo'd
@@ -238,6 +285,35 @@ mod tests {
         for bad in ["text/html", "application/json;q=0"] {
             let e = ensure_accepts_json(&with(header::ACCEPT, bad)).unwrap_err();
             assert_eq!(e.code(), ErrorCode::NotAcceptable, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_answer_is_the_offered_type_accept_rates_highest() {
+        let offered = [JSON, ARROW_STREAM];
+        let pick = |accept: &str| negotiate(&with(header::ACCEPT, accept), &offered);
+        assert_eq!(negotiate(&HeaderMap::new(), &offered).unwrap(), JSON);
+        for (accept, want) in [
+            ("", JSON),
+            ("*/*", JSON),
+            ("application/vnd.apache.arrow.stream", ARROW_STREAM),
+            (
+                "application/json;q=0.5, application/vnd.apache.arrow.stream",
+                ARROW_STREAM,
+            ),
+            ("application/*;q=0.2, application/json;q=0.9", JSON),
+            ("application/vnd.apache.arrow.stream;q=0, */*", JSON),
+            ("application/json;q=0, application/*", ARROW_STREAM),
+        ] {
+            assert_eq!(pick(accept).unwrap(), want, "{accept}");
+        }
+        for bad in [
+            "text/csv",
+            "application/json;q=0, application/vnd.apache.arrow.stream;q=0",
+        ] {
+            let e = pick(bad).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::NotAcceptable, "{bad}");
+            assert!(e.message().contains(ARROW_STREAM), "{}", e.message());
         }
     }
 

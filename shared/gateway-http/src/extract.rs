@@ -20,7 +20,9 @@ use gateway_core::wire::{
 };
 use serde::de::DeserializeOwned;
 
-use crate::checks::{body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query};
+use crate::checks::{
+    JSON, body_error, ensure_accepts_json, ensure_json_content_type, ensure_no_query, negotiate,
+};
 use crate::context::RequestCtx;
 
 /// The query, headers and body of a request, read but not judged.
@@ -84,9 +86,18 @@ impl Input {
     /// The checks every JSON POST on a table runs before reading its body: no query string
     /// (400), a JSON body (415), a JSON answer acceptable (406).
     pub fn ensure_json_post(&self) -> Result<(), GatewayError> {
+        self.ensure_json_post_answering(&[JSON]).map(|_| ())
+    }
+
+    /// As [`Input::ensure_json_post`] for a route that can answer in any of `offered`: the
+    /// media type `Accept` prefers (406 when none).
+    pub fn ensure_json_post_answering(
+        &self,
+        offered: &[&'static str],
+    ) -> Result<&'static str, GatewayError> {
         ensure_no_query(&self.uri)?;
         ensure_json_content_type(&self.headers)?;
-        ensure_accepts_json(&self.headers)
+        negotiate(&self.headers, offered)
     }
 
     /// 406 unless the caller accepts a JSON answer.

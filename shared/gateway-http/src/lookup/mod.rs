@@ -10,10 +10,11 @@
 //! [`fluss_ops::lookup`]. A missing key is `found: false`, never a 404; a log table is 501
 //! `unsupported`; the deadline answers 504 `timeout`; an answer over the response limit is 413.
 
+mod arrow;
 pub mod limits;
 mod read;
 
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use axum::extract::State;
@@ -33,10 +34,12 @@ use gateway_core::wire::{
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::admission::{Gate, admit};
+use crate::checks::{ARROW_STREAM, JSON};
 use crate::error::ApiError;
 use crate::extract::{Input, ParseBody, Routed};
 use crate::middleware::elapsed_ms;
 use crate::table_route::TableParams;
+use arrow::ArrowRecords;
 pub use limits::LookupLimits;
 use read::{Begin, JsonRecords, begin};
 
@@ -65,18 +68,29 @@ impl LookupState {
         self.limits
     }
 
-    /// What both routes run before Fluss, in order: query string, content type and `Accept`,
-    /// the names, the body's shape, the request's own limits (`check`, which gives what the
-    /// operation needs of them), then admission (the cluster, the gate). The request's clock
-    /// starts here, before the first check.
+    /// What every read route runs before Fluss, in order: query string, content type and
+    /// `Accept`, the names, the body's shape, the request's own limits (`check`, which gives
+    /// what the operation needs of them), then admission (the cluster, the gate). The request's
+    /// clock starts here, before the first check.
     fn admit<R: ParseBody, T>(
         &self,
         params: &TableParams,
         input: Input,
         check: impl FnOnce(&R, LookupLimits) -> Result<T, GatewayError>,
     ) -> Result<Admitted<R, T>, GatewayError> {
+        self.admit_answering(params, input, &[JSON], check)
+    }
+
+    /// As [`LookupState::admit`] for a route that can answer in any of `offered`.
+    fn admit_answering<R: ParseBody, T>(
+        &self,
+        params: &TableParams,
+        input: Input,
+        offered: &[&'static str],
+        check: impl FnOnce(&R, LookupLimits) -> Result<T, GatewayError>,
+    ) -> Result<Admitted<R, T>, GatewayError> {
         let started = Instant::now();
-        input.ensure_json_post()?;
+        let answer = input.ensure_json_post_answering(offered)?;
         let path = params.path()?;
         let req: R = input.json()?;
         let checked = check(&req, self.limits)?;
@@ -86,6 +100,7 @@ impl LookupState {
             path,
             req,
             checked,
+            answer,
             _permit: permit,
         })
     }
@@ -98,6 +113,8 @@ struct Admitted<R, T> {
     req: R,
     /// What the route's own check gave back.
     checked: T,
+    /// The media type of the answer.
+    answer: &'static str,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -208,10 +225,12 @@ async fn read_records(
     State(state): State<LookupState>,
     Routed(ctx, params, input): Routed<TableParams>,
 ) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params, input, |req: &ReadRequest, limits| {
-        let bounds = limits.read_bounds(req.max_records, req.max_bytes, req.wait_ms)?;
-        Ok((bounds, begin(req)?))
-    })?;
+    let offered = [JSON, ARROW_STREAM];
+    let admitted =
+        state.admit_answering(&params, input, &offered, |req: &ReadRequest, limits| {
+            let bounds = limits.read_bounds(req.max_records, req.max_bytes, req.wait_ms)?;
+            Ok((bounds, begin(req)?))
+        })?;
     let (path, req) = (&admitted.path, &admitted.req);
     let (bounds, begin) = &admitted.checked;
     let start = match begin {
@@ -226,20 +245,31 @@ async fn read_records(
         columns: req.columns.as_deref(),
         wait: bounds.wait,
     };
-    let sink = Mutex::new(JsonRecords::new(*bounds));
-    let next =
-        fluss_ops::read::read(&state.pool, &ctx.call, &params.cluster, path, &spec, &sink).await?;
-    let records = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (pool, call, cluster) = (&state.pool, &ctx.call, params.cluster.as_str());
+    let (response, records, bytes) = if admitted.answer == ARROW_STREAM {
+        let sink = Mutex::new(ArrowRecords::new(*bounds));
+        let next = fluss_ops::read::read(pool, call, cluster, path, &spec, &sink).await?;
+        let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let (count, bytes) = (sink.count, sink.len());
+        (sink.into_response(&next.encode())?, count, bytes)
+    } else {
+        let sink = Mutex::new(JsonRecords::new(*bounds));
+        let next = fluss_ops::read::read(pool, call, cluster, path, &spec, &sink).await?;
+        let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let (count, bytes) = (sink.count, sink.buf.len());
+        (sink.into_response(&next.encode()), count, bytes)
+    };
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
         table = %path,
-        records = records.count,
-        bytes = records.buf.len(),
+        answer = admitted.answer,
+        records,
+        bytes,
         elapsed_ms = elapsed_ms(admitted.started),
         "read"
     );
-    Ok(records.into_response(&next.encode()))
+    Ok(response)
 }
 
 #[cfg(test)]
