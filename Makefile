@@ -54,7 +54,7 @@ on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-
 GATEWAY_PORT ?= 9000
 
 .PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch build sweep-target stack-up stack-down stop status run test test-only lint fmt \
-	lint-infra package deploy-local fuzz-tools fuzz-api soak durability bench vendor-check vendor-test
+	lint-infra package deploy-local fuzz-tools fuzz-api soak durability reads bench vendor-check vendor-test
 
 help:
 	@echo "make run    - start the local stack and serve the gateway on 127.0.0.1:$(GATEWAY_PORT)"
@@ -67,6 +67,7 @@ help:
 	@echo "make fuzz-api     - schemathesis over docs/openapi.yaml, standalone server and cargo lambda watch"
 	@echo "make soak         - 50 clients for 10 min (SOAK_SECS, SOAK_CLIENTS): no lost row, no 5xx, no RSS trend"
 	@echo "make durability   - the durability suite's long form (3 TabletServers, kill -9, rolling restart)"
+	@echo "make reads        - 1,000,000 rows read exactly once through cursors across kills and a restart"
 	@echo "make bench        - every benchmark on a fresh stack (BENCH_RUNS=3), table written to docs/benchmarks.md"
 	@echo "make vendor-check - rebuild third_party/fluss-rs from the published crate and patches/, fail on any difference"
 	@echo "make vendor-test  - the vendored fluss-rs crate's unit tests (the patches' tests among them)"
@@ -137,6 +138,14 @@ durability: tools build
 	DURABILITY_ROUNDS=$(DURABILITY_ROUNDS) DURABILITY_DOWN_SECS=$(DURABILITY_DOWN_SECS) \
 	  DURABILITY_SETTLE_SECS=$(DURABILITY_SETTLE_SECS) \
 	  cargo test -p integration-tests --test disruptive durability -- --nocapture
+
+## reads: the exactly-once read test's acceptance form (tests/tests/disruptive/reads.rs): a
+## consumer reads READS_ROWS rows through cursors while it is killed again and again and the
+## TabletServer restarts; make test runs it with 200,000 rows.
+READS_ROWS ?= 1000000
+reads: tools build
+	cargo test -p integration-tests --test disruptive --no-run
+	READS_ROWS=$(READS_ROWS) cargo test -p integration-tests --test disruptive reads:: -- --nocapture
 
 ## lint-infra: infra/sam/template.yaml through every linter, zero findings (part of make test).
 lint-infra: infra-tools

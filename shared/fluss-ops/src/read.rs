@@ -81,9 +81,10 @@ pub async fn read<S: RecordSink>(
             handle: &handle,
             deadline: &call.deadline,
         };
-        let (cursor, taken) = reader.read(spec, sink).await?;
+        let (cursor, taken, partition) = reader.read(spec, sink).await?;
         if taken == 0 {
             ensure_still_there(&conn, &handle, &call.deadline).await?;
+            reader.ensure_at_end(&cursor, partition.as_ref()).await?;
         }
         Ok(cursor)
     })
@@ -158,7 +159,7 @@ impl Reader<'_> {
         &self,
         spec: &ReadSpec<'_>,
         sink: &Mutex<S>,
-    ) -> Result<(Cursor, usize), GatewayError> {
+    ) -> Result<(Cursor, usize, Option<Partition>), GatewayError> {
         let (indices, row_type) = projection(self.handle.codec().row_type(), spec.columns)?;
         let (mut cursor, partition) = match &spec.start {
             Start::Cursor(c) => self.checked(c).await?,
@@ -217,7 +218,7 @@ impl Reader<'_> {
                 break;
             }
         }
-        Ok((cursor, taken))
+        Ok((cursor, taken, partition))
     }
 
     /// `cursor` when it belongs to this table, with its partition; 409 otherwise.
@@ -330,6 +331,36 @@ impl Reader<'_> {
                 })
             })
             .collect()
+    }
+
+    /// An empty answer must mean that the log holds nothing past the cursor: a bucket whose
+    /// leader is down or restarting is skipped by fluss-rs's fetcher without an error, which
+    /// would read as "no new records". So an empty read asks every bucket's end (one offsets
+    /// request; it fails, 503, while a leader is away) and answers 503 with `Retry-After` when
+    /// a bucket holds records it could not fetch in time.
+    async fn ensure_at_end(
+        &self,
+        cursor: &Cursor,
+        partition: Option<&Partition>,
+    ) -> Result<(), GatewayError> {
+        let ends = self.offsets(partition, OffsetSpec::Latest).await?;
+        let behind = cursor
+            .offsets
+            .iter()
+            .zip(&ends)
+            .enumerate()
+            .find(|(_, (o, e))| o < e);
+        match behind {
+            None => Ok(()),
+            Some((bucket, (offset, end))) => Err(GatewayError::new(
+                ErrorCode::Unavailable,
+                format!(
+                    "bucket {bucket} of `{}` holds records from offset {offset} to {end} that \
+                     could not be fetched in time (its leader may be moving): read again",
+                    self.handle.path()
+                ),
+            )),
+        }
     }
 
     /// A failed poll explained: 409 naming the readable range when an offset of `cursor` is

@@ -23,6 +23,7 @@ mod durability;
 mod ingest_disruptive;
 mod managed_instances;
 mod pool_disruptive;
+mod reads;
 mod reliability;
 mod write_disruptive;
 mod write_load;
