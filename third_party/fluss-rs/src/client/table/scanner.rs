@@ -74,6 +74,9 @@ pub struct TableScan<'a> {
     /// Filter pushed down to the server, encoded eagerly so that an unresolvable
     /// column is reported by [`Self::filter`] rather than at scanner creation.
     filter: Option<PbPredicate>,
+    /// Fetch size limits of this scan's log scanners `(per request, per bucket)`, in
+    /// place of the connection's `scanner_log_fetch_max_bytes(_for_bucket)`.
+    fetch_max_bytes: Option<(i32, i32)>,
 }
 
 impl<'a> TableScan<'a> {
@@ -86,7 +89,38 @@ impl<'a> TableScan<'a> {
             fixed_schema: true,
             limit: None,
             filter: None,
+            fetch_max_bytes: None,
         }
+    }
+
+    /// Limits what each fetch request of this scan's log scanners asks for: at
+    /// most `total` bytes per request and `per_bucket` bytes per bucket, in place
+    /// of the connection's `scanner_log_fetch_max_bytes` and
+    /// `scanner_log_fetch_max_bytes_for_bucket`.
+    ///
+    /// A short-lived scanner that reads a bounded number of records (one page of
+    /// a paged read) otherwise fetches up to the connection's limits (16 MiB,
+    /// 1 MiB per bucket by default) and discards what it does not return; other
+    /// scanners of the same connection keep the connection's limits.
+    ///
+    /// Both must be positive. As with the connection's limits, a first batch
+    /// larger than the limit is still returned whole by the server.
+    pub fn fetch_max_bytes(mut self, total: i32, per_bucket: i32) -> Result<Self> {
+        if total <= 0 || per_bucket <= 0 {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "Fetch limits must be positive, got {total} per request and {per_bucket} per bucket"
+                ),
+            });
+        }
+        self.fetch_max_bytes = Some((total, per_bucket));
+        Ok(self)
+    }
+
+    /// The configuration this scan's log scanners use: the connection's, with
+    /// [`Self::fetch_max_bytes`] applied.
+    fn scanner_config(&self) -> std::borrow::Cow<'_, Config> {
+        with_fetch_max_bytes(self.conn.config(), self.fetch_max_bytes)
     }
 
     /// Controls how log scanners handle schema evolution.
@@ -384,11 +418,12 @@ impl<'a> TableScan<'a> {
         self.reject_limit("LogScanner")?;
         validate_scan_support_inner(&self.table_info.table_path, &self.table_info, true)?;
         let admin = self.conn.get_admin()?;
+        let config = self.scanner_config().into_owned();
         let inner = LogScannerInner::new(
             &self.table_info,
             self.metadata.clone(),
             self.conn.get_connections(),
-            self.conn.config(),
+            &config,
             self.projected_fields,
             self.fixed_schema,
             self.filter,
@@ -409,11 +444,12 @@ impl<'a> TableScan<'a> {
         self.reject_limit("RecordBatchLogScanner")?;
         validate_scan_support(&self.table_info.table_path, &self.table_info)?;
         let admin = self.conn.get_admin()?;
+        let config = self.scanner_config().into_owned();
         let inner = LogScannerInner::new(
             &self.table_info,
             self.metadata.clone(),
             self.conn.get_connections(),
-            self.conn.config(),
+            &config,
             self.projected_fields,
             self.fixed_schema,
             self.filter,
@@ -594,6 +630,23 @@ fn spawn_last_poll_seconds_ago_ticker(
             emit_last_poll_seconds_ago_once(&last_poll_unix_ms, &metrics);
         }
     })
+}
+
+/// `config` with fetch size limits `(per request, per bucket)` in place of its
+/// own, when given.
+fn with_fetch_max_bytes(
+    config: &Config,
+    fetch_max_bytes: Option<(i32, i32)>,
+) -> std::borrow::Cow<'_, Config> {
+    match fetch_max_bytes {
+        None => std::borrow::Cow::Borrowed(config),
+        Some((total, per_bucket)) => {
+            let mut config = config.clone();
+            config.scanner_log_fetch_max_bytes = total;
+            config.scanner_log_fetch_max_bytes_for_bucket = per_bucket;
+            std::borrow::Cow::Owned(config)
+        }
+    }
 }
 
 impl Drop for LogScannerInner {
@@ -3249,6 +3302,52 @@ mod tests {
                 }
             }
         }
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_scan_s_fetch_limits_replace_the_connection_s_in_its_fetch_requests() -> Result<()> {
+        let table_path = TablePath::new("db".to_string(), "tbl".to_string());
+        let table_info = build_table_info(table_path.clone(), 1, 1);
+        let cluster = build_cluster_arc(&table_path, 1, 1);
+        let metadata = Arc::new(Metadata::new_for_test(cluster));
+        let connection = Config {
+            scanner_log_fetch_max_bytes: 1234,
+            scanner_log_fetch_max_bytes_for_bucket: 512,
+            ..Config::default()
+        };
+        assert!(matches!(
+            with_fetch_max_bytes(&connection, None),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        for (limits, total, per_bucket) in [(None, 1234, 512), (Some((300, 100)), 300, 100)] {
+            let status = Arc::new(LogScannerStatus::new());
+            status.assign_scan_bucket(TableBucket::new(1, 0), 0);
+            let fetcher = LogFetcher::new(
+                table_info.clone(),
+                Arc::new(RpcClient::new()),
+                metadata.clone(),
+                status,
+                &with_fetch_max_bytes(&connection, limits),
+                None,
+                false,
+                None,
+                test_scanner_metrics(&table_path),
+                test_schema_getter(&table_info, &metadata),
+            )?;
+            let requests = fetcher.prepare_fetch_log_requests().await;
+            assert!(!requests.is_empty());
+            for req in requests.values() {
+                assert_eq!(req.max_bytes, total);
+                for table_req in &req.tables_req {
+                    for bucket_req in &table_req.buckets_req {
+                        assert_eq!(bucket_req.max_fetch_bytes, per_bucket);
+                    }
+                }
+            }
+        }
+        // The connection's own configuration is left as it was.
+        assert_eq!(connection.scanner_log_fetch_max_bytes, 1234);
         Ok(())
     }
 
