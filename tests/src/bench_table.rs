@@ -19,6 +19,18 @@ pub fn deadline() -> Deadline {
 /// Creates the database of `path` (if absent) and the benchmark table `path`, then waits until
 /// its bucket has a leader (a write or lookup before that fails).
 pub async fn create_users_table(pool: &Pool, path: &TablePath) -> Result<(), String> {
+    create_bench_table(pool, path, true, 1).await
+}
+
+/// Creates the database of `path` (if absent) and a table of the benchmark columns, keyed by
+/// `id` when `primary_key` (a log table otherwise, bucketed by `id`), in `buckets` buckets;
+/// waits until every bucket has a leader.
+pub async fn create_bench_table(
+    pool: &Pool,
+    path: &TablePath,
+    primary_key: bool,
+    buckets: i32,
+) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let d = deadline();
     let conn = service_connection(pool, &d).await?;
@@ -30,35 +42,42 @@ pub async fn create_users_table(pool: &Pool, path: &TablePath) -> Result<(), Str
     )
     .await
     .map_err(|e| err(&e))?;
-    let schema = Schema::builder()
+    let mut schema = Schema::builder()
         .column("id", DataTypes::int())
         .column("name", DataTypes::string())
-        .column("score", DataTypes::bigint())
-        .primary_key(vec!["id"])
-        .and_then(|b| b.build())
-        .map_err(|e| err(&e))?;
+        .column("score", DataTypes::bigint());
+    if primary_key {
+        schema = schema.primary_key(vec!["id"]).map_err(|e| err(&e))?;
+    }
+    let schema = schema.build().map_err(|e| err(&e))?;
+    let bucket_keys = if primary_key {
+        vec![]
+    } else {
+        vec!["id".to_owned()]
+    };
     let desc = TableDescriptor::builder()
         .schema(schema)
-        .distributed_by(Some(1), vec![])
+        .distributed_by(Some(buckets), bucket_keys)
         .build()
         .map_err(|e| err(&e))?;
     conn.call(&d, "create table", admin.create_table(path, &desc, false))
         .await
         .map_err(|e| err(&e))?;
+    let ids: Vec<i32> = (0..buckets).collect();
     let until = Instant::now() + Duration::from_secs(30);
     loop {
         let listed = conn
             .call(
                 &d.capped(Duration::from_secs(2)),
                 "list offsets",
-                admin.list_offsets(path, &[0], fluss::rpc::message::OffsetSpec::Latest),
+                admin.list_offsets(path, &ids, fluss::rpc::message::OffsetSpec::Latest),
             )
             .await;
         if listed.is_ok() {
             return Ok(());
         }
         if Instant::now() > until {
-            return Err(format!("bucket of {path} got no leader"));
+            return Err(format!("a bucket of {path} got no leader"));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -62,6 +62,9 @@ pub struct ReadSpec<'a> {
     pub columns: Option<&'a [String]>,
     /// How long to wait for a first record when none is there yet.
     pub wait: Duration,
+    /// About how many bytes of records the answer can take (its byte bound, or its record
+    /// bound times a typical record): what each fetch asks the cluster for.
+    pub answer_bytes: usize,
 }
 
 /// Reads `path` of `cluster` for `call` into `sink`; returns the cursor after the records taken.
@@ -170,6 +173,8 @@ impl Reader<'_> {
         if let Some(indices) = &indices {
             scan = scan.project(indices)?;
         }
+        let (total, per_bucket) = fetch_sizes(spec.answer_bytes, bucket_count(self.handle));
+        scan = scan.fetch_max_bytes(total, per_bucket)?;
         let batches = lock(sink).takes_batches();
         if batches && self.handle.info().has_primary_key() {
             return Err(GatewayError::new(
@@ -446,6 +451,25 @@ impl Reader<'_> {
     }
 }
 
+/// The smallest fetch per bucket: a fetch returns whole log batches, and pages of fewer bytes
+/// than a batch the writer made stall on it.
+const MIN_FETCH_PER_BUCKET: usize = 256 * 1024;
+/// fluss-rs's own limits per bucket and per request (the most a read fetches at once).
+const MAX_FETCH_PER_BUCKET: usize = 1024 * 1024;
+const MAX_FETCH: usize = 16 * 1024 * 1024;
+
+/// What each fetch of a read asks for `(per request, per bucket)`: about the answer's bytes
+/// spread over the buckets, within fluss-rs's limits. A fresh scanner reads one page and
+/// drops what it fetched beyond it, so a page of 10,000 small records must not fetch 1 MiB from
+/// every bucket (the default): that was most of a read's time.
+fn fetch_sizes(answer_bytes: usize, buckets: usize) -> (i32, i32) {
+    let per_bucket =
+        (answer_bytes / buckets.max(1)).clamp(MIN_FETCH_PER_BUCKET, MAX_FETCH_PER_BUCKET);
+    let total = (per_bucket * buckets.max(1)).min(MAX_FETCH);
+    let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    (int(total), int(per_bucket))
+}
+
 /// Explicit offsets as a cursor's list: exactly the table's buckets, each named once.
 fn explicit_offsets(
     given: &std::collections::BTreeMap<i32, i64>,
@@ -479,6 +503,16 @@ fn bucket_count(handle: &TableHandle) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fetches_follow_the_answer_within_fluss_rs_limits() {
+        assert_eq!(fetch_sizes(640_000, 3), (3 * 256 * 1024, 256 * 1024));
+        assert_eq!(fetch_sizes(4 << 20, 3), (3 << 20, 1 << 20));
+        assert_eq!(fetch_sizes(4 << 20, 4), (4 << 20, 1 << 20));
+        assert_eq!(fetch_sizes(1, 1), (256 * 1024, 256 * 1024));
+        assert_eq!(fetch_sizes(64 << 20, 64), (16 << 20, 1 << 20));
+        assert_eq!(fetch_sizes(100, 0), (256 * 1024, 256 * 1024));
+    }
 
     #[test]
     fn explicit_offsets_name_every_bucket_once() {

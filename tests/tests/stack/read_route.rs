@@ -179,7 +179,7 @@ async fn hostile_and_stale_cursors_are_4xx(
         ),
         (
             log,
-            json!({"from": "earliest", "max_records": 10001}),
+            json!({"from": "earliest", "max_records": 100_001}),
             400,
             "`max_records`",
         ),

@@ -204,7 +204,7 @@ pub mod lookup {
         Key::new(
             READ_MAX_RECORDS_KEY,
             Kind::Count,
-            "10000",
+            "100000",
             "records one log read returns at most, and its default `max_records`",
         ),
         Key::new(

@@ -36,7 +36,7 @@ pub const DEFAULT_PREFIX_MAX_ROWS: usize = 1000;
 pub const DEFAULT_SCAN_MAX_ROWS: usize = 1000;
 
 /// Default records of one log read.
-pub const DEFAULT_READ_MAX_RECORDS: usize = 10_000;
+pub const DEFAULT_READ_MAX_RECORDS: usize = 100_000;
 /// Default longest long poll of a log read.
 pub const DEFAULT_READ_MAX_WAIT: Duration = Duration::from_secs(20);
 

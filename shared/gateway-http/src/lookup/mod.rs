@@ -221,6 +221,9 @@ async fn scan_records(
     Ok((StatusCode::OK, Json(response)).into_response())
 }
 
+/// A typical record as fetched, to size a read's fetches by its record bound.
+const TYPICAL_RECORD_BYTES: usize = 64;
+
 async fn read_records(
     State(state): State<LookupState>,
     Routed(ctx, params, input): Routed<TableParams>,
@@ -244,6 +247,9 @@ async fn read_records(
         start,
         columns: req.columns.as_deref(),
         wait: bounds.wait,
+        answer_bytes: bounds
+            .bytes
+            .min(bounds.records.saturating_mul(TYPICAL_RECORD_BYTES)),
     };
     let (pool, call, cluster) = (&state.pool, &ctx.call, params.cluster.as_str());
     let (response, records, bytes) = if admitted.answer == ARROW_STREAM {
