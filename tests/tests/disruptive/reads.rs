@@ -6,6 +6,9 @@
 //! Every row must come back exactly once; answers during the restart must be 503/504 (with
 //! `Retry-After` on a 503), never another error.
 //!
+//! At the end the TabletServer is frozen (SIGSTOP): reads and bounded scans answer 503/504
+//! within the deadline, never hang, and reads go on after SIGCONT.
+//!
 //! `make test` reads `READS_ROWS` = 200,000 rows; `make reads` the acceptance figure, 1,000,000.
 //! The consumer reads 2,000 records per answer and spends 100 ms on each; a life lasts 150-510
 //! ms and one answer at least before it is killed, so a run kills it dozens of times; the
@@ -101,21 +104,8 @@ async fn a_consumer_reads_every_row_once_across_its_own_kills_and_a_tablet_serve
 
     // Write: 5000 rows per request, every row acknowledged (ids 0..total).
     let started = Instant::now();
-    for chunk in (0..total).collect::<Vec<_>>().chunks(5000) {
-        let entries: Vec<Value> = chunk
-            .iter()
-            .map(|i| json!({"id": format!("e{i}"), "append": {"id": i, "v": format!("v{i}")}}))
-            .collect();
-        let written = client
-            .post(&records(&table), &json!({"entries": entries}))
-            .await;
-        assert_eq!(written.status, 200, "{written:?}");
-        assert_eq!(
-            written.body["success_count"],
-            chunk.len(),
-            "{:?}",
-            written.body
-        );
+    for start in (0..total).step_by(5000) {
+        append(&client, &table, start..(start + 5000).min(total)).await;
     }
     let wrote = started.elapsed();
     suite!("[reads] wrote {total} rows through the write route in {wrote:.1?}");
@@ -211,6 +201,62 @@ async fn a_consumer_reads_every_row_once_across_its_own_kills_and_a_tablet_serve
         );
     }
     assert_eq!(s.without_retry_after, 0, "every 503 carries Retry-After");
+    let cursor = s.cursor.clone().expect("a cursor");
     drop(s);
+
+    // A frozen TabletServer (SIGSTOP): reads answer within the deadline (3 s here), 503 or 504
+    // with Retry-After on a 503, never a hang; after SIGCONT the same cursor reads on.
+    let url = format!("{}/read", records(&table));
+    append(&client, &table, total..total + 10).await;
+    stack.signal("tablet", "STOP");
+    let scan = format!("{}/scan", records(&table));
+    for (url, body) in [
+        (&url, json!({"cursor": cursor})),
+        (&url, json!({"cursor": cursor, "wait_ms": 10000})),
+        (&url, json!({"from": "latest"})),
+        (&scan, json!({"limit": 10})),
+    ] {
+        let reply = client.post(url, &body).await;
+        suite!(
+            "[reads] frozen TabletServer: {body} answered {} in {:.1?}",
+            reply.status,
+            reply.elapsed
+        );
+        assert!([503, 504].contains(&reply.status), "{body}: {reply:?}");
+        assert!(reply.elapsed < Duration::from_secs(5), "{body}: {reply:?}");
+        if reply.status == 503 {
+            assert!(reply.retry_after.is_some(), "{reply:?}");
+        }
+    }
+    stack.signal("tablet", "CONT");
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let reply = client.post(&url, &json!({"cursor": cursor})).await;
+        if reply.status == 200 && reply.body["record_count"] == 10 {
+            let first = &reply.body["records"][0]["row"]["id"];
+            assert!(first.as_u64().unwrap() as usize >= total, "{reply:?}");
+            break;
+        }
+        assert!(Instant::now() < until, "reads never came back: {reply:?}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     drop(server);
+}
+
+/// Appends rows with the ids of `ids`, every one acknowledged.
+async fn append(client: &Client, table: &str, ids: std::ops::Range<usize>) {
+    let entries: Vec<Value> = ids
+        .clone()
+        .map(|i| json!({"id": format!("e{i}"), "append": {"id": i, "v": format!("v{i}")}}))
+        .collect();
+    let written = client
+        .post(&records(table), &json!({"entries": entries}))
+        .await;
+    assert_eq!(written.status, 200, "{written:?}");
+    assert_eq!(
+        written.body["success_count"],
+        ids.len(),
+        "{:?}",
+        written.body
+    );
 }
