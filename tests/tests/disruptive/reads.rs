@@ -169,40 +169,7 @@ async fn a_consumer_reads_every_row_once_across_its_own_kills_and_a_tablet_serve
         }
     }
     let took = started.elapsed();
-    let s = state.lock().unwrap();
-    let missing = s.seen.iter().filter(|n| **n == 0).count();
-    let repeated = s.seen.iter().filter(|n| **n > 1).count();
-    suite!(
-        "[reads] consumer: {} records in {} answers over {took:.1?} ({:.0} records/s), killed {kills} \
-         times, TabletServer restart {:?}; missing {missing}, repeated {repeated}; statuses {:?} \
-         {:?}",
-        s.records,
-        s.answers,
-        s.records as f64 / took.as_secs_f64(),
-        restarted,
-        s.statuses,
-        s.samples
-    );
-    assert!(
-        restarted.is_some(),
-        "the TabletServer was restarted mid-read"
-    );
-    assert!(
-        kills >= 3,
-        "the consumer was killed between reads ({kills})"
-    );
-    assert_eq!((missing, repeated), (0, 0), "every row exactly once");
-    assert_eq!(s.records as usize, total);
-    for status in s.statuses.keys() {
-        assert!(
-            [200, 503, 504].contains(status),
-            "status {status} during the restart: {:?}",
-            s.statuses
-        );
-    }
-    assert_eq!(s.without_retry_after, 0, "every 503 carries Retry-After");
-    let cursor = s.cursor.clone().expect("a cursor");
-    drop(s);
+    let cursor = check_consumption(&state, total, took, kills, restarted);
 
     // A frozen TabletServer (SIGSTOP): reads answer within the deadline (3 s here), 503 or 504
     // with Retry-After on a 503, never a hang; after SIGCONT the same cursor reads on.
@@ -241,6 +208,50 @@ async fn a_consumer_reads_every_row_once_across_its_own_kills_and_a_tablet_serve
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     drop(server);
+}
+
+/// Asserts what the consumer committed: every row once, killed between reads, statuses of an
+/// outage only; prints the figures. The last cursor.
+fn check_consumption(
+    state: &Mutex<Committed>,
+    total: usize,
+    took: Duration,
+    kills: u32,
+    restarted: Option<Duration>,
+) -> String {
+    let s = state.lock().unwrap();
+    let missing = s.seen.iter().filter(|n| **n == 0).count();
+    let repeated = s.seen.iter().filter(|n| **n > 1).count();
+    suite!(
+        "[reads] consumer: {} records in {} answers over {took:.1?} ({:.0} records/s), killed {kills} \
+         times, TabletServer restart {:?}; missing {missing}, repeated {repeated}; statuses {:?} \
+         {:?}",
+        s.records,
+        s.answers,
+        s.records as f64 / took.as_secs_f64(),
+        restarted,
+        s.statuses,
+        s.samples
+    );
+    assert!(
+        restarted.is_some(),
+        "the TabletServer was restarted mid-read"
+    );
+    assert!(
+        kills >= 3,
+        "the consumer was killed between reads ({kills})"
+    );
+    assert_eq!((missing, repeated), (0, 0), "every row exactly once");
+    assert_eq!(s.records as usize, total);
+    for status in s.statuses.keys() {
+        assert!(
+            [200, 503, 504].contains(status),
+            "status {status} during the restart: {:?}",
+            s.statuses
+        );
+    }
+    assert_eq!(s.without_retry_after, 0, "every 503 carries Retry-After");
+    s.cursor.clone().expect("a cursor")
 }
 
 /// Appends rows with the ids of `ids`, every one acknowledged.
