@@ -2,7 +2,8 @@
 
 - `before_call` points a share of the generated requests at the fixtures run.py created (the
   cluster, database, tables and partitions), so the data routes reach real tables, and replaces a
-  share of the write, lookup and prefix-lookup bodies by valid ones for the table in the path.
+  share of the write, lookup, prefix-lookup and read bodies by valid ones for the table in the
+  path (a read's long poll is kept under 300 ms).
   It runs in every phase (examples, coverage, fuzzing, stateful); draws come from a seeded RNG.
   Destructive operations (DELETE, PATCH) never target the fixtures: they get scratch names that
   the run's own create requests may have made.
@@ -139,6 +140,14 @@ def _prefix_body(rng, table):
     return body
 
 
+def _read_body(rng, table):
+    body = {"from": rng.choice(["earliest", "latest", {"timestamp": 0}]),
+            "max_records": rng.choice([1, 2, 100])}
+    if table.get("partitions"):
+        body["partition"] = {"dt": rng.choice(table["partitions"] + ["2030-12-31"])}
+    return body
+
+
 @schemathesis.serializer("application/x-ndjson")
 def ndjson_serializer(ctx, value):
     """The write route's NDJSON body: a generated string is sent as is (any other generated value
@@ -238,6 +247,8 @@ def _valid_body(case):
         body = _lookup_body(RNG, table)
     elif path.endswith("/records/prefix-lookup"):
         body = _prefix_body(RNG, table)
+    elif path.endswith("/records/read"):
+        body = _read_body(RNG, table)
     else:
         return False
     case.body = body
