@@ -9,7 +9,7 @@
 //! At the end the TabletServer is frozen (SIGSTOP): reads and bounded scans answer 503/504
 //! within the deadline, never hang, and reads go on after SIGCONT.
 //!
-//! `make test` reads `READS_ROWS` = 200,000 rows; `make reads` the acceptance figure, 1,000,000.
+//! `make test` reads `READS_ROWS` = 100,000 rows; `make reads` the acceptance figure, 1,000,000.
 //! The consumer reads 2,000 records per answer and spends 100 ms on each; a life lasts 150-510
 //! ms and one answer at least before it is killed, so a run kills it dozens of times; the
 //! TabletServer stops when a quarter is read.
@@ -93,7 +93,7 @@ async fn consume(client: Client, table: String, state: Arc<Mutex<Committed>>, to
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_consumer_reads_every_row_once_across_its_own_kills_and_a_tablet_server_restart() {
-    let total = env_number("READS_ROWS", 200_000) as usize;
+    let total = env_number("READS_ROWS", 100_000) as usize;
     let stack = PrivateStack::start("reads");
     let _watchdog = stack.watchdog(Duration::from_secs(600));
     let secured = secured_env(&stack.env(), "3s");
