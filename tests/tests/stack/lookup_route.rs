@@ -132,30 +132,10 @@ async fn bounded_scans_read_log_and_primary_key_tables(
     assert_eq!(rows, want);
 
     // A partitioned table: one partition at a time, named exactly.
-    let parted = TablePath::new(DB.to_owned(), unique_name("scan_parted"));
-    let schema = Schema::builder()
-        .column("id", DataTypes::int())
-        .column("dt", DataTypes::string())
-        .build()
-        .expect("schema");
-    create(conn, &parted, schema, 1, &[], &["dt"]).await;
-    let partitions = records_url("default", &parted).replace("/records", "/partitions");
-    for dt in ["a", "b"] {
-        let made = post(gw, &partitions, &json!({"partition": {"dt": dt}})).await;
-        assert_eq!(made.status, 201, "{made:?}");
-    }
     let rows: Vec<Value> = (0..6)
-        .map(|i| json!({"id": format!("p{i}"), "append": {"id": i, "dt": if i < 2 { "a" } else { "b" }}}))
+        .map(|i| json!({"id": i, "dt": if i < 2 { "a" } else { "b" }}))
         .collect();
-    let until = Instant::now() + Duration::from_secs(60);
-    loop {
-        let w = gw.write(&parted, &json!({ "entries": rows })).await;
-        if w.body["success_count"] == 6 {
-            break;
-        }
-        assert!(Instant::now() < until, "{w:?}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let parted = partitioned_log(conn, gw, "scan_parted", ("id", DataTypes::int()), 1, &rows).await;
     let a = post(gw, &scan_url(&parted), &json!({"partition": {"dt": "a"}})).await;
     assert_eq!(a.status, 200, "{a:?}");
     assert_eq!(a.body["row_count"], 2, "{a:?}");

@@ -248,26 +248,19 @@ async fn changelogs_show_each_change(conn: &fluss::client::FlussConnection, gw: 
 
 /// A partitioned table is read one partition at a time; a cursor of a dropped partition is 409.
 async fn partitions_are_read_one_at_a_time(conn: &fluss::client::FlussConnection, gw: &Gateway) {
-    let parted = TablePath::new(DB.to_owned(), unique_name("read_parted"));
-    let schema = Schema::builder()
-        .column("seq", DataTypes::bigint())
-        .column("dt", DataTypes::string())
-        .build()
-        .expect("schema");
-    create(conn, &parted, schema, 2, &[], &["dt"]).await;
-    let partitions = records_url("default", &parted).replace("/records", "/partitions");
-    for dt in ["a", "b"] {
-        let made = post(gw, &partitions, &json!({"partition": {"dt": dt}})).await;
-        assert_eq!(made.status, 201, "{made:?}");
-    }
     let rows: Vec<Value> = (0..30)
-        .map(|i| json!({"id": format!("p{i}"), "append": {"seq": i, "dt": if i % 3 == 0 { "a" } else { "b" }}}))
+        .map(|i| json!({"seq": i, "dt": if i % 3 == 0 { "a" } else { "b" }}))
         .collect();
-    let until = Instant::now() + Duration::from_secs(60);
-    while gw.write(&parted, &json!({ "entries": rows })).await.body["success_count"] != 30 {
-        assert!(Instant::now() < until, "partition writes keep failing");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let parted = partitioned_log(
+        conn,
+        gw,
+        "read_parted",
+        ("seq", DataTypes::bigint()),
+        2,
+        &rows,
+    )
+    .await;
+    let partitions = records_url("default", &parted).replace("/records", "/partitions");
     let first = json!({"from": "earliest", "partition": {"dt": "a"}});
     let (a, cursor) = read_to_end(gw, &parted, first, 3).await;
     assert_eq!(seqs(&a), (0..30).step_by(3).collect::<Vec<_>>());

@@ -31,6 +31,55 @@ pub fn read_url(path: &TablePath) -> String {
     format!("{}/read", records_url("default", path))
 }
 
+/// A log table `<prefix>_…` of (`column` of `data_type`, `dt STRING`) partitioned by `dt` in
+/// `buckets` buckets, its partitions `a` and `b` made through the gateway, and `rows` (the
+/// `append` rows, entry ids `p<i>`) written through the write route, again until every one is
+/// acknowledged (a new partition's buckets may have no leader yet).
+pub async fn partitioned_log(
+    conn: &FlussConnection,
+    gw: &Gateway,
+    prefix: &str,
+    (column, data_type): (&str, fluss::metadata::DataType),
+    buckets: i32,
+    rows: &[Value],
+) -> TablePath {
+    let path = TablePath::new(
+        DB_OF_PARTITIONED.to_owned(),
+        integration_tests::unique_name(prefix),
+    );
+    let schema = Schema::builder()
+        .column(column, data_type)
+        .column("dt", DataTypes::string())
+        .build()
+        .expect("schema");
+    create(conn, &path, schema, buckets, &[], &["dt"]).await;
+    let partitions = records_url("default", &path).replace("/records", "/partitions");
+    for dt in ["a", "b"] {
+        let made = post(gw, &partitions, &json!({"partition": {"dt": dt}})).await;
+        assert_eq!(made.status, 201, "{made:?}");
+    }
+    let entries: Vec<Value> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| json!({"id": format!("p{i}"), "append": row}))
+        .collect();
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let w = gw.write(&path, &json!({ "entries": entries })).await;
+        if w.body["success_count"] == rows.len() {
+            return path;
+        }
+        assert!(
+            Instant::now() < until,
+            "partition writes keep failing: {w:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The database of [`partitioned_log`]'s tables.
+const DB_OF_PARTITIONED: &str = "lookup_it";
+
 /// POSTs `body` as JSON to `url` on `gw`.
 pub async fn post(gw: &Gateway, url: &str, body: &Value) -> Answer {
     http(
