@@ -83,6 +83,37 @@ async fn bounded_scans_read_log_and_primary_key_tables(
     let read = post(gw, &read_url(&log), &json!({"from": "earliest"})).await;
     assert_eq!(read.status, 200, "{read:?}");
     assert_eq!(read.body["record_count"], 50, "{read:?}");
+    // As Arrow: a binary answer, base64 in the Lambda response, arrives byte for byte.
+    let arrow = integration_tests::http::send(
+        Duration::from_secs(30),
+        gw.addr,
+        "POST",
+        &read_url(&log),
+        &[
+            ("content-type", "application/json"),
+            ("accept", "application/vnd.apache.arrow.stream"),
+        ],
+        json!({"from": "earliest"}).to_string().as_bytes(),
+    )
+    .await
+    .expect("an answer");
+    assert_eq!(arrow.status, 200, "{arrow:?}");
+    let header = |name: &str| {
+        let found = arrow
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name));
+        found.map(|(_, v)| v.clone()).unwrap_or_default()
+    };
+    assert_eq!(
+        header("content-type"),
+        "application/vnd.apache.arrow.stream"
+    );
+    assert_eq!(header("fluss-record-count"), "50");
+    let stream = arrow_ipc::reader::StreamReader::try_new(arrow.raw_body.as_slice(), None)
+        .expect("an Arrow IPC stream");
+    let rows: usize = stream.map(|b| b.expect("a batch").num_rows()).sum();
+    assert_eq!(rows, 50);
     let some = post(
         gw,
         &scan_url(&log),
