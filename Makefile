@@ -141,7 +141,7 @@ durability: tools build
 
 ## reads: the exactly-once read test's acceptance form (tests/tests/disruptive/reads.rs): a
 ## consumer reads READS_ROWS rows through cursors while it is killed again and again and the
-## TabletServer restarts; make test runs it with 100,000 rows.
+## TabletServer restarts; make test runs it with 60,000 rows.
 READS_ROWS ?= 1000000
 reads: tools build
 	cargo test -p integration-tests --test disruptive --no-run
