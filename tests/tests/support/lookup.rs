@@ -80,6 +80,14 @@ pub async fn partitioned_log(
 /// The database of [`partitioned_log`]'s tables.
 const DB_OF_PARTITIONED: &str = "lookup_it";
 
+/// Asserts that `answer` has `status` and an error message containing `needle` (`label` names
+/// the case in a failure).
+pub fn assert_refused(answer: &Answer, status: u16, needle: &str, label: &dyn std::fmt::Display) {
+    assert_eq!(answer.status, status, "{label}: {answer:?}");
+    let message = answer.body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(needle), "{label}: {message}");
+}
+
 /// POSTs `body` as JSON to `url` on `gw`.
 pub async fn post(gw: &Gateway, url: &str, body: &Value) -> Answer {
     http(
