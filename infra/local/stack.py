@@ -386,6 +386,10 @@ def _server_yaml(
         "netty.server.num-worker-threads: 3",
         "server.io-pool.size: 4",
         "server.buffer.memory-size: 64mb",
+        # A new auto-partitioned table gets its partitions from the coordinator at once; when
+        # that first attempt fails (seen under the whole suite's load: no partition after 90 s),
+        # the next comes at this interval (Fluss's default: 10 min).
+        "auto-partition.check.interval: 5s",
     ]
     if tablet is not None:
         server_id, data = tablet
