@@ -21,6 +21,7 @@ pub mod lookup;
 pub mod otlp;
 mod partitions;
 pub mod read;
+mod read_keep;
 mod read_scanner;
 mod read_sink;
 pub mod scan;

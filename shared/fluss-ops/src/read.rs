@@ -2,11 +2,13 @@
 //! primary-key table, from a start position (`earliest`, `latest`, a timestamp, explicit
 //! offsets) or from a [`Cursor`] an earlier read gave, in offset order per bucket.
 //!
-//! Each read is stateless: a fresh fluss-rs log scanner subscribes every bucket at the cursor's
-//! offsets, polls until the sink is full, the log is drained for now, or the wait ends, and is
-//! dropped. The next cursor holds, per bucket, one past the last record the sink *took*, so a
-//! consumer that passes it back reads every record once: records fetched but not taken are
-//! read again next time, never skipped.
+//! Each read stands on its cursor alone: a fluss-rs log scanner subscribed at the cursor's
+//! offsets polls until the sink is full, the log is drained for now, or the wait ends. The next
+//! cursor holds, per bucket, one past the last record the sink *took*, so a consumer that
+//! passes it back reads every record once: records fetched but not taken are read again next
+//! time, never skipped. The scanner is then kept in the container under that cursor, with the
+//! records it fetched past the answer ([`KeptScanners`]), so a consumer's next read there goes
+//! on without a new subscribe; any other read of the cursor makes a fresh scanner.
 //!
 //! Before the first poll the cursor is checked against the table of the URL: its id (a dropped
 //! and re-created table has a new one: 409), its bucket count, and its partition still being a
@@ -24,6 +26,8 @@ use gateway_core::wire::{PartitionSpec, ReadFrom};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::call::Call;
+pub use crate::read_keep::KeptScanners;
+use crate::read_keep::{KeepKey, Kept};
 use crate::read_scanner::{Scanner, bucket_id};
 pub use crate::read_sink::{LogRecord, RecordSink};
 use crate::scan::{partition_name, projection};
@@ -67,15 +71,28 @@ pub struct ReadSpec<'a> {
     pub answer_bytes: usize,
 }
 
-/// Reads `path` of `cluster` for `call` into `sink`; returns the cursor after the records taken.
+/// How a read ended.
+#[derive(Debug)]
+pub struct ReadEnd {
+    /// Where the next read starts: one past the last record the sink took in each bucket.
+    pub cursor: Cursor,
+    /// Records the sink took.
+    pub taken: usize,
+    /// Whether the read went on with a scanner an earlier read kept (see [`KeptScanners`]).
+    pub warm: bool,
+}
+
+/// Reads `path` of `cluster` for `call` into `sink`, with a scanner from `kept` when an earlier
+/// read left one at this cursor, and leaves its scanner there.
 pub async fn read<S: RecordSink>(
     pool: &Pool,
     call: &Call,
     cluster: &str,
     path: &TablePath,
     spec: &ReadSpec<'_>,
+    kept: &KeptScanners,
     sink: &Mutex<S>,
-) -> Result<Cursor, GatewayError> {
+) -> Result<ReadEnd, GatewayError> {
     on_table(pool, call, cluster, path, |conn, handle| async move {
         lock(sink).reset();
         let handle = current_handle(&conn, handle, spec, &call.deadline).await?;
@@ -83,13 +100,16 @@ pub async fn read<S: RecordSink>(
             conn: &conn,
             handle: &handle,
             deadline: &call.deadline,
+            kept,
         };
-        let (cursor, taken, partition) = reader.read(spec, sink).await?;
-        if taken == 0 {
+        let (end, partition) = reader.read(spec, sink).await?;
+        if end.taken == 0 {
             ensure_still_there(&conn, &handle, &call.deadline).await?;
-            reader.ensure_at_end(&cursor, partition.as_ref()).await?;
+            reader
+                .ensure_at_end(&end.cursor, partition.as_ref())
+                .await?;
         }
-        Ok(cursor)
+        Ok(end)
     })
     .await
 }
@@ -146,9 +166,10 @@ async fn current_handle(
 }
 
 struct Reader<'a> {
-    conn: &'a PooledConnection,
+    conn: &'a Arc<PooledConnection>,
     handle: &'a TableHandle,
     deadline: &'a Deadline,
+    kept: &'a KeptScanners,
 }
 
 /// The partition a read is in: its id (for the scanner) and name (for offset requests).
@@ -162,19 +183,12 @@ impl Reader<'_> {
         &self,
         spec: &ReadSpec<'_>,
         sink: &Mutex<S>,
-    ) -> Result<(Cursor, usize, Option<Partition>), GatewayError> {
+    ) -> Result<(ReadEnd, Option<Partition>), GatewayError> {
         let (indices, row_type) = projection(self.handle.codec().row_type(), spec.columns)?;
         let (mut cursor, partition) = match &spec.start {
             Start::Cursor(c) => self.checked(c).await?,
             Start::From { from, partition } => self.resolve(from, *partition).await?,
         };
-        let table = self.handle.table();
-        let mut scan = table.new_scan();
-        if let Some(indices) = &indices {
-            scan = scan.project(indices)?;
-        }
-        let (total, per_bucket) = fetch_sizes(spec.answer_bytes, bucket_count(self.handle));
-        scan = scan.fetch_max_bytes(total, per_bucket)?;
         let batches = lock(sink).takes_batches();
         if batches && self.handle.info().has_primary_key() {
             return Err(GatewayError::new(
@@ -186,19 +200,39 @@ impl Reader<'_> {
                 ),
             ));
         }
-        let scanner = Scanner::create(scan, batches)?;
+        let key = |cursor: &Cursor| KeepKey {
+            conn: self.conn.clone(),
+            cursor: cursor.clone(),
+            columns: indices.clone(),
+            batches,
+            fetch: fetch_sizes(spec.answer_bytes, bucket_count(self.handle)),
+        };
+        let partition_id = partition.as_ref().map(|p| p.id);
+        let (mut scanner, mut last, mut warm) = match self.kept.take(&key(&cursor)) {
+            Some(kept) => (kept.scanner, kept.leftover, true),
+            None => {
+                let fresh = self.fresh(&key(&cursor), partition_id).await?;
+                (fresh, None, false)
+            }
+        };
         if let Scanner::Batches(s) = &scanner {
             lock(sink).batch_schema(&s.schema());
         }
-        let partition_id = partition.as_ref().map(|p| p.id);
-        scanner
-            .subscribe(self.conn, self.deadline, &cursor, partition_id)
-            .await?;
         let started = Instant::now();
         let budget = self.deadline.remaining().saturating_sub(ANSWER_MARGIN);
         let wait_until = started + spec.wait.max(FIRST_POLL).min(budget);
         let mut taken = 0usize;
-        loop {
+        // What a kept scanner fetched and the last answer had no room for comes first.
+        let mut full = match &last {
+            Some(leftover) => {
+                let mut sink = lock(sink);
+                taken += leftover.offer_to(&mut *sink, &row_type, &mut cursor)?;
+                sink.is_full()
+            }
+            None => false,
+        };
+        let mut broken = false;
+        while !full {
             let now = Instant::now();
             let timeout = if taken > 0 {
                 LINGER.min(wait_until.saturating_duration_since(now).max(LINGER / 2))
@@ -207,8 +241,18 @@ impl Reader<'_> {
             };
             let polled = match scanner.poll(self.conn, self.deadline, timeout).await {
                 Ok(polled) => polled,
+                // A kept scanner's connection may have broken while it waited (a restarted
+                // server, a thawed container): read on with a fresh one.
+                Err(_) if warm && taken == 0 => {
+                    scanner = self.fresh(&key(&cursor), partition_id).await?;
+                    (last, warm) = (None, false);
+                    continue;
+                }
                 // What was taken is the caller's; the failure shows on the next read.
-                Err(_) if taken > 0 => break,
+                Err(_) if taken > 0 => {
+                    broken = true;
+                    break;
+                }
                 Err(e) => return Err(self.explain(e, &cursor, partition.as_ref()).await),
             };
             if polled.is_empty() {
@@ -219,11 +263,40 @@ impl Reader<'_> {
             }
             let mut sink = lock(sink);
             taken += polled.offer_to(&mut *sink, &row_type, &mut cursor)?;
-            if sink.is_full() || Instant::now() + LINGER / 2 >= started + budget {
+            full = sink.is_full();
+            last = Some(polled);
+            if Instant::now() + LINGER / 2 >= started + budget {
                 break;
             }
         }
-        Ok((cursor, taken, partition))
+        if !broken {
+            // Only a full answer can have left fetched records behind.
+            let leftover = if full { last } else { None };
+            self.kept.keep(key(&cursor), Kept { scanner, leftover });
+        }
+        Ok((
+            ReadEnd {
+                cursor,
+                taken,
+                warm,
+            },
+            partition,
+        ))
+    }
+
+    /// A new scanner for `key`, subscribed at its cursor (in `partition`, if any).
+    async fn fresh(&self, key: &KeepKey, partition: Option<i64>) -> Result<Scanner, GatewayError> {
+        let table = self.handle.table();
+        let mut scan = table.new_scan();
+        if let Some(indices) = &key.columns {
+            scan = scan.project(indices)?;
+        }
+        scan = scan.fetch_max_bytes(key.fetch.0, key.fetch.1)?;
+        let scanner = Scanner::create(scan, key.batches)?;
+        scanner
+            .subscribe(self.conn, self.deadline, &key.cursor, partition)
+            .await?;
+        Ok(scanner)
     }
 
     /// `cursor` when it belongs to this table, with its partition; 409 otherwise.

@@ -156,6 +156,12 @@ pub mod lookup {
     pub const READ_MAX_RECORDS_KEY: &str = "gateway.rest.read.max-records";
     /// `gateway.rest.read.max-wait` (ours): the longest long poll of a log read (`wait_ms`).
     pub const READ_MAX_WAIT_KEY: &str = "gateway.rest.read.max-wait";
+    /// `gateway.rest.read.kept-scanners` (ours): log scanners a container keeps between a
+    /// consumer's reads.
+    pub const READ_KEPT_SCANNERS_KEY: &str = "gateway.rest.read.kept-scanners";
+    /// `gateway.rest.read.keep-scanners-for` (ours): how long a kept scanner waits for its
+    /// consumer's next read; `0` keeps none.
+    pub const READ_KEEP_SCANNERS_FOR_KEY: &str = "gateway.rest.read.keep-scanners-for";
 
     /// The keys of the lookup routes, for the settings registry.
     pub const KEYS: &[Key] = &[
@@ -212,6 +218,18 @@ pub mod lookup {
             Kind::Duration,
             "20s",
             "the longest wait of a log read for its first record (`wait_ms`)",
+        ),
+        Key::new(
+            READ_KEPT_SCANNERS_KEY,
+            Kind::Count,
+            "4",
+            "log scanners kept between a consumer's reads, per container",
+        ),
+        Key::new(
+            READ_KEEP_SCANNERS_FOR_KEY,
+            Kind::Duration,
+            "10s",
+            "how long a kept log scanner waits for the next read (0: keep none)",
         ),
     ];
 }

@@ -15,7 +15,8 @@ use gateway_core::settings::{self, Slot};
 pub use gateway_core::settings::keys::lookup::{
     LOOKUP_MAX_CONCURRENT_KEY, LOOKUP_MAX_KEY_BYTES_KEY, LOOKUP_MAX_KEYS_KEY,
     LOOKUP_MAX_RESPONSE_BYTES_KEY, PREFIX_MAX_PREFIXES_KEY, PREFIX_MAX_ROWS_KEY,
-    READ_MAX_RECORDS_KEY, READ_MAX_WAIT_KEY, SCAN_MAX_ROWS_KEY,
+    READ_KEEP_SCANNERS_FOR_KEY, READ_KEPT_SCANNERS_KEY, READ_MAX_RECORDS_KEY, READ_MAX_WAIT_KEY,
+    SCAN_MAX_ROWS_KEY,
 };
 
 /// Default keys per request (as the Fluss Gateway design): one fluss-rs lookup batch.
@@ -39,6 +40,11 @@ pub const DEFAULT_SCAN_MAX_ROWS: usize = 1000;
 pub const DEFAULT_READ_MAX_RECORDS: usize = 100_000;
 /// Default longest long poll of a log read.
 pub const DEFAULT_READ_MAX_WAIT: Duration = Duration::from_secs(20);
+/// Default log scanners kept between reads: a few consumers per container (Lambda serves one
+/// request at a time), each holding up to a fetch (1 MiB per bucket) it has not answered yet.
+pub const DEFAULT_READ_KEPT_SCANNERS: usize = 4;
+/// Default time a kept scanner waits for its consumer's next read.
+pub const DEFAULT_READ_KEEP_SCANNERS_FOR: Duration = Duration::from_secs(10);
 
 const NAMESPACES: [&str; 4] = [
     "gateway.rest.lookup.",
@@ -70,6 +76,10 @@ pub struct LookupLimits {
     pub max_read_records: usize,
     /// The longest a log read waits for a first record.
     pub max_read_wait: Duration,
+    /// Log scanners kept between a consumer's reads.
+    pub kept_scanners: usize,
+    /// How long a kept scanner waits for the next read (zero keeps none).
+    pub keep_scanners_for: Duration,
 }
 
 impl Default for LookupLimits {
@@ -84,6 +94,8 @@ impl Default for LookupLimits {
             max_scan_rows: DEFAULT_SCAN_MAX_ROWS,
             max_read_records: DEFAULT_READ_MAX_RECORDS,
             max_read_wait: DEFAULT_READ_MAX_WAIT,
+            kept_scanners: DEFAULT_READ_KEPT_SCANNERS,
+            keep_scanners_for: DEFAULT_READ_KEEP_SCANNERS_FOR,
         }
     }
 }
@@ -114,6 +126,14 @@ impl LookupLimits {
                     READ_MAX_WAIT_KEY,
                     Slot::Duration {
                         slot: &mut l.max_read_wait,
+                        allow_zero: true,
+                    },
+                ),
+                (READ_KEPT_SCANNERS_KEY, Slot::Count(&mut l.kept_scanners)),
+                (
+                    READ_KEEP_SCANNERS_FOR_KEY,
+                    Slot::Duration {
+                        slot: &mut l.keep_scanners_for,
                         allow_zero: true,
                     },
                 ),
@@ -304,6 +324,8 @@ mod tests {
             ("FLUSS_GATEWAY__REST__SCAN__MAX_ROWS", "9"),
             ("gateway.rest.read.max-records", "11"),
             ("FLUSS_GATEWAY__REST__READ__MAX_WAIT", "2s"),
+            ("gateway.rest.read.kept-scanners", "2"),
+            ("FLUSS_GATEWAY__REST__READ__KEEP_SCANNERS_FOR", "0"),
         ]))
         .unwrap();
         assert_eq!(
@@ -318,6 +340,8 @@ mod tests {
                 max_scan_rows: 9,
                 max_read_records: 11,
                 max_read_wait: Duration::from_secs(2),
+                kept_scanners: 2,
+                keep_scanners_for: Duration::ZERO,
             }
         );
     }

@@ -23,7 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use fluss::metadata::TablePath;
-use fluss_ops::read::{ReadSpec, Start};
+use fluss_ops::read::{KeptScanners, ReadSpec, Start};
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::routes::{LOOKUP, PREFIX_LOOKUP, READ, SCAN};
@@ -51,6 +51,8 @@ pub struct LookupState {
     /// Lookup requests in flight (both routes); a full gate answers 429 instead of queueing
     /// behind the deadline.
     gate: Gate,
+    /// Log scanners kept between a consumer's reads.
+    kept_scanners: KeptScanners,
 }
 
 impl LookupState {
@@ -60,6 +62,7 @@ impl LookupState {
             pool,
             limits,
             gate: Gate::new(limits.max_concurrent, "lookup"),
+            kept_scanners: KeptScanners::new(limits.kept_scanners, limits.keep_scanners_for),
         }
     }
 
@@ -252,26 +255,28 @@ async fn read_records(
             .min(bounds.records.saturating_mul(TYPICAL_RECORD_BYTES)),
     };
     let (pool, call, cluster) = (&state.pool, &ctx.call, params.cluster.as_str());
-    let (response, records, bytes) = if admitted.answer == ARROW_STREAM {
+    let kept = &state.kept_scanners;
+    let (response, end, bytes) = if admitted.answer == ARROW_STREAM {
         let sink = Mutex::new(ArrowRecords::new(*bounds));
-        let next = fluss_ops::read::read(pool, call, cluster, path, &spec, &sink).await?;
+        let end = fluss_ops::read::read(pool, call, cluster, path, &spec, kept, &sink).await?;
         let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
-        let (count, bytes) = (sink.count, sink.len());
-        (sink.into_response(&next.encode())?, count, bytes)
+        let bytes = sink.len();
+        (sink.into_response(&end.cursor.encode())?, end, bytes)
     } else {
         let sink = Mutex::new(JsonRecords::new(*bounds));
-        let next = fluss_ops::read::read(pool, call, cluster, path, &spec, &sink).await?;
+        let end = fluss_ops::read::read(pool, call, cluster, path, &spec, kept, &sink).await?;
         let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
-        let (count, bytes) = (sink.count, sink.buf.len());
-        (sink.into_response(&next.encode()), count, bytes)
+        let bytes = sink.buf.len();
+        (sink.into_response(&end.cursor.encode()), end, bytes)
     };
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
         table = %path,
         answer = admitted.answer,
-        records,
+        records = end.taken,
         bytes,
+        kept_scanner = end.warm,
         elapsed_ms = elapsed_ms(admitted.started),
         "read"
     );
