@@ -36,7 +36,7 @@ BENCHES = [
     ("decode", "decode-bench", ["1000", "100", "5"]),
     ("write", "write-bench", ["1000", "300", "500"]),
     ("lookup", "lookup-bench", ["100", "300", "1000"]),
-    ("read", "read-bench", ["200000", "3", "50"]),
+    ("read", "read-bench", ["3000000", "5", "50"]),
     ("footprint", "footprint-bench", []),
     ("coldstart", "coldstart-bench", []),
     ("concurrency", "concurrency-bench", ["5", "100"]),

@@ -18,6 +18,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use fluss::client::EARLIEST_OFFSET;
 use fluss::metadata::TablePath;
 use fluss::rpc::message::OffsetSpec;
 use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
@@ -34,9 +35,11 @@ use crate::scan::{partition_name, projection};
 use crate::table::on_table;
 
 /// After the first records, how long a read waits for more before it answers: long enough for
-/// the fetches the scanner sends next to come back when the log holds more, short enough that
-/// a consumer that has caught up is answered soon.
-const LINGER: Duration = Duration::from_millis(100);
+/// the fetches sent to other leaders at the same time to land, short enough that a read that
+/// reached the end of the log answers at once. A fetch still in flight is not lost: the kept
+/// scanner has it for the next read (at 100 ms, every page that reached the end of the log
+/// paid a tenth of a second: 0.3× the direct scanner for pages of 300,000 records).
+const LINGER: Duration = Duration::from_millis(10);
 /// The shortest first poll: a fetch round trip, with the server's own fetch wait (fluss-rs's
 /// default 500 ms when no bucket has data yet).
 const FIRST_POLL: Duration = Duration::from_millis(700);
@@ -269,6 +272,7 @@ impl Reader<'_> {
                 break;
             }
         }
+        self.settle(&mut cursor, partition.as_ref()).await?;
         if !broken {
             // Only a full answer can have left fetched records behind.
             let leftover = if full { last } else { None };
@@ -282,6 +286,26 @@ impl Reader<'_> {
             },
             partition,
         ))
+    }
+
+    /// Names the first offset of every bucket the cursor still has at [`EARLIEST_OFFSET`] (a
+    /// read from `earliest` that took nothing from it): one offsets request, none when every
+    /// bucket gave records.
+    async fn settle(
+        &self,
+        cursor: &mut Cursor,
+        partition: Option<&Partition>,
+    ) -> Result<(), GatewayError> {
+        if cursor.offsets.iter().all(|o| *o >= 0) {
+            return Ok(());
+        }
+        let earliest = self.offsets(partition, OffsetSpec::Earliest).await?;
+        for (offset, first) in cursor.offsets.iter_mut().zip(earliest) {
+            if *offset < 0 {
+                *offset = first;
+            }
+        }
+        Ok(())
     }
 
     /// A new scanner for `key`, subscribed at its cursor (in `partition`, if any).
@@ -350,10 +374,10 @@ impl Reader<'_> {
         };
         let offsets = match from {
             ReadFrom::Offsets(_) => offsets,
-            ReadFrom::Earliest => {
-                self.offsets(partition.as_ref(), OffsetSpec::Earliest)
-                    .await?
-            }
+            // The scanner starts each bucket at its log start by itself (no offsets request
+            // before the first fetch); `settle` names the start of the buckets it took nothing
+            // from.
+            ReadFrom::Earliest => vec![EARLIEST_OFFSET; buckets],
             ReadFrom::Latest => self.offsets(partition.as_ref(), OffsetSpec::Latest).await?,
             ReadFrom::Timestamp(ms) => {
                 let at = self.offsets(partition.as_ref(), OffsetSpec::Timestamp(*ms));
@@ -460,7 +484,8 @@ impl Reader<'_> {
             .iter()
             .zip(earliest.iter().zip(&latest))
             .enumerate()
-            .find(|(_, (o, (e, l)))| *o < *e || *o > *l);
+            // A bucket still at `EARLIEST_OFFSET` is inside its range by definition.
+            .find(|(_, (o, (e, l)))| **o >= 0 && (*o < *e || *o > *l));
         match outside {
             Some((bucket, (offset, (first, end)))) => GatewayError::new(
                 ErrorCode::FailedPrecondition,

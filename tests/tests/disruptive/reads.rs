@@ -6,8 +6,8 @@
 //! Every row must come back exactly once; answers during the restart must be 503/504 (with
 //! `Retry-After` on a 503), never another error.
 //!
-//! At the end the TabletServer is frozen (SIGSTOP): a long-polling read by cursor, a read from
-//! `latest` and a bounded scan answer 503/504 within the deadline, never hang, and reads go on
+//! At the end the TabletServer is frozen (SIGSTOP): a long-polling read by cursor, reads from
+//! `latest` and `earliest` and a bounded scan answer 503/504 within the deadline, never hang, and reads go on
 //! after SIGCONT.
 //!
 //! `make test` reads `READS_ROWS` = 60,000 rows; `make reads` the acceptance figure, 1,000,000.
@@ -181,6 +181,8 @@ async fn a_consumer_reads_every_row_once_across_its_own_kills_and_a_tablet_serve
     for (url, body) in [
         (&url, json!({"cursor": cursor, "wait_ms": 10000})),
         (&url, json!({"from": "latest"})),
+        // No offsets request before the first fetch: the fetch itself must be bounded.
+        (&url, json!({"from": "earliest"})),
         (&scan, json!({"limit": 10})),
     ] {
         let reply = client.post(url, &body).await;
