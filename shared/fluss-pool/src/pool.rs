@@ -12,10 +12,11 @@ mod connect;
 mod probe;
 mod retire;
 mod slot;
+mod sweep;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,45 @@ struct Inner {
     clusters: HashMap<String, Arc<ClusterConfig>>,
     slots: Mutex<HashMap<(String, Identity), Arc<Slot>>>,
     stats: Arc<Stats>,
+    /// Whether the sweep of idle per-caller connections runs.
+    sweeping: AtomicBool,
+}
+
+impl Inner {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.created.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Starts the sweep of idle per-caller connections, once, when a runtime is there to run
+    /// it (the first per-caller slot comes from a request, inside one). It ends with the pool.
+    fn ensure_sweeping(self: &Arc<Self>) {
+        if self.sweeping.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let period = sweep::period(self.clusters.values().map(|c| c.user_idle_timeout));
+        let pool = Arc::downgrade(self);
+        let started = sweep::spawn(period, move || {
+            let Some(inner) = pool.upgrade() else {
+                return false;
+            };
+            inner.evict_idle_users();
+            true
+        });
+        if !started {
+            self.sweeping.store(false, Ordering::Release);
+        }
+    }
+
+    /// Closes every per-caller connection unused for its cluster's idle timeout.
+    fn evict_idle_users(&self) {
+        let now = self.now_ms();
+        // A poisoned lock leaves the slots to the next new caller's eviction.
+        if let Ok(mut slots) = self.slots.lock() {
+            for config in self.clusters.values() {
+                evict_users(&mut slots, config, now, false);
+            }
+        }
+    }
 }
 
 /// Warm Fluss connections per (cluster, identity); cheap to clone and share across requests.
@@ -73,6 +113,7 @@ impl Pool {
                 clusters,
                 slots: Mutex::new(HashMap::new()),
                 stats: Arc::new(Stats::default()),
+                sweeping: AtomicBool::new(false),
             }),
         }
     }
@@ -131,7 +172,7 @@ impl Pool {
     }
 
     fn now_ms(&self) -> u64 {
-        u64::try_from(self.inner.created.elapsed().as_millis()).unwrap_or(u64::MAX)
+        self.inner.now_ms()
     }
 
     fn slot(&self, config: &ClusterConfig, identity: &Identity) -> Result<Arc<Slot>, GatewayError> {
@@ -147,7 +188,8 @@ impl Pool {
             return Ok(slot.clone());
         }
         if matches!(identity, Identity::User(_)) {
-            evict_users(&mut slots, config, now);
+            evict_users(&mut slots, config, now, true);
+            self.inner.ensure_sweeping();
         }
         let slot = Arc::new(Slot::new(now));
         slots.insert(key, slot.clone());
@@ -453,6 +495,32 @@ mod tests {
             .connection("c", &user("dave"), &Deadline::after(Duration::from_secs(2)))
             .await;
         assert_eq!(pool.identities("c"), 1, "idle slots were evicted");
+    }
+
+    #[tokio::test]
+    async fn idle_per_caller_slots_go_without_a_new_caller() {
+        let mut cluster = ClusterConfig::plaintext("c", refused_port());
+        cluster.security_protocol = crate::config::SecurityProtocol::Sasl;
+        cluster.identity_mode = crate::config::IdentityMode::User;
+        cluster.user_idle_timeout = Duration::from_millis(1500);
+        let pool = Pool::new(PoolConfig::new(vec![cluster]).expect("config"));
+        let user = |name: &str| Identity::user(name, crate::identity::Secret::new("pw"));
+        for name in ["alice", "bob"] {
+            let _ = pool
+                .connection("c", &user(name), &Deadline::after(Duration::from_secs(1)))
+                .await;
+        }
+        assert_eq!(pool.identities("c"), 2);
+        // bob keeps calling; alice does not, and nobody new arrives.
+        for _ in 0..8 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = pool
+                .connection("c", &user("bob"), &Deadline::after(Duration::from_secs(1)))
+                .await;
+        }
+        assert_eq!(pool.identities("c"), 1, "alice's idle slot was swept");
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(pool.identities("c"), 0, "then bob's");
     }
 
     #[tokio::test]

@@ -410,3 +410,62 @@ async fn schema_changes_rebuild_the_handle_and_every_writer_kind_is_cached() {
     assert_eq!(err.code(), ErrorCode::Unsupported, "{err:?}");
     assert_eq!(conn.cached_tables(), 2);
 }
+
+/// [scale] A per-caller connection nobody uses is closed by the pool's background sweep within
+/// one and a half idle timeouts, without a new caller arriving to make room (before, it stayed
+/// open until one did), and the caller's next request connects again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_callers_connection_is_closed_by_the_sweep_without_a_new_caller() {
+    let stack = Stack::load();
+    let mut map: BTreeMap<String, String> = stack
+        .gateway_env()
+        .into_iter()
+        .filter(|(k, _)| !k.ends_with("BOOTSTRAP__SERVERS"))
+        .collect();
+    for (key, value) in [
+        ("bootstrap.servers", stack.var("FLUSS_BOOTSTRAP_SASL")),
+        ("connection.security.protocol", "sasl"),
+        ("connection.service.account", "admin"),
+        ("connection.service.secret", stack.sasl_password("admin")),
+        ("connection.identity-mode", "user"),
+        ("connection.user-idle-timeout", "2s"),
+    ] {
+        map.insert(format!("gateway.cluster.default.{key}"), value.to_owned());
+    }
+    let pool = Pool::new(PoolConfig::from_map(&map).expect("pool configuration"));
+    let alice = Identity::user(
+        "alice",
+        fluss_pool::Secret::new(stack.sasl_password("alice")),
+    );
+    let last_use = Instant::now();
+    let conn = pool
+        .connection("default", &alice, &secs(20))
+        .await
+        .expect("alice connects over SASL");
+    let admin = conn.fluss().get_admin().expect("admin");
+    let nodes = tokio::time::timeout(Duration::from_secs(10), admin.get_server_nodes()).await;
+    assert!(!nodes.expect("in time").expect("server nodes").is_empty());
+    let open = Arc::downgrade(&conn);
+    drop((admin, conn));
+    assert_eq!(pool.identities("default"), 1);
+
+    while open.strong_count() > 0 && last_use.elapsed() < Duration::from_secs(12) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let closed_after = last_use.elapsed();
+    println!(
+        "[pool] alice's idle connection closed {closed_after:?} after its last use (idle timeout 2 s)"
+    );
+    assert_eq!(
+        open.strong_count(),
+        0,
+        "the idle connection was closed and dropped"
+    );
+    assert!(closed_after >= Duration::from_secs(2), "{closed_after:?}");
+    assert_eq!(pool.identities("default"), 0, "its slot went with it");
+
+    let connects = pool.stats().connects;
+    let again = pool.connection("default", &alice, &secs(20)).await;
+    again.expect("alice connects again");
+    assert_eq!(pool.stats().connects, connects + 1);
+}

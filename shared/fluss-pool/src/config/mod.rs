@@ -49,7 +49,7 @@ pub const SERVICE_SECRET_ID_KEY: &str = "connection.service.secret-id";
 pub const IDENTITY_MODE_KEY: &str = "connection.identity-mode";
 /// Per-caller (identity mode `user`) connections kept per cluster at most.
 pub const MAX_USER_CONNECTIONS_KEY: &str = "connection.max-user-connections";
-/// A per-caller connection unused for this long is closed.
+/// A per-caller connection unused for this long is closed (by the pool's background sweep).
 pub const USER_IDLE_TIMEOUT_KEY: &str = "connection.user-idle-timeout";
 /// Default of [`MAX_USER_CONNECTIONS_KEY`].
 pub const DEFAULT_MAX_USER_CONNECTIONS: usize = 16;

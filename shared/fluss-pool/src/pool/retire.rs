@@ -44,14 +44,15 @@ pub(super) fn retire(
     }
 }
 
-/// Makes room for one more per-caller slot of `config`'s cluster: slots unused for the idle
-/// timeout go, then the least recently used until one fewer than the cap remain. An evicted
-/// connection is closed once no request holds it any more (bounded wait), so a caller in flight
-/// is never cut off.
+/// Takes out the per-caller slots of `config`'s cluster unused for the idle timeout and, when
+/// `make_room` (for one more slot), then the least recently used until one fewer than the cap
+/// remain. An evicted connection is closed once no request holds it any more (bounded wait),
+/// so a caller in flight is never cut off.
 pub(super) fn evict_users(
     slots: &mut HashMap<(String, Identity), Arc<Slot>>,
     config: &ClusterConfig,
     now: u64,
+    make_room: bool,
 ) {
     let idle_ms = u64::try_from(config.user_idle_timeout.as_millis()).unwrap_or(u64::MAX);
     let mut users: Vec<((String, Identity), u64)> = slots
@@ -61,7 +62,11 @@ pub(super) fn evict_users(
         .collect();
     users.sort_by_key(|(_, used)| *used);
     let keep = config.max_user_connections.saturating_sub(1);
-    let excess = users.len().saturating_sub(keep);
+    let excess = if make_room {
+        users.len().saturating_sub(keep)
+    } else {
+        0
+    };
     for (i, (key, used)) in users.into_iter().enumerate() {
         let idle = now.saturating_sub(used) >= idle_ms;
         if i >= excess && !idle {
