@@ -63,7 +63,7 @@ impl std::fmt::Debug for KeptScanners {
         f.debug_struct("KeptScanners")
             .field("capacity", &self.shelf.capacity)
             .field("keep_for", &self.shelf.keep_for)
-            .field("kept", &self.len())
+            .field("kept", &self.shelf.len())
             .finish()
     }
 }
@@ -75,16 +75,6 @@ impl KeptScanners {
         KeptScanners {
             shelf: Arc::new(Shelf::new(capacity, keep_for)),
         }
-    }
-
-    /// Scanners kept now (expired ones included until the next take or keep).
-    pub fn len(&self) -> usize {
-        self.shelf.len()
-    }
-
-    /// Whether no scanner is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     pub(crate) fn take(&self, key: &KeepKey) -> Option<Kept> {
