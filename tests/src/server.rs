@@ -185,6 +185,30 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
+        // A failing test unwinds through here: keep the server's side of the story (its
+        // request lines carry status and elapsed time) where CI's output can point to it.
+        if std::thread::panicking() {
+            let path = std::env::temp_dir().join(format!("fluss-gateway-{}.log", self.pid()));
+            let logs = self.logs();
+            match std::fs::write(&path, &logs) {
+                Ok(()) => eprintln!(
+                    "[server] the test failed: fluss-gateway's log ({} lines) is in {}; its \
+                     warnings and errors:\n{}",
+                    logs.lines().count(),
+                    path.display(),
+                    logs.lines()
+                        .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+                        .rev()
+                        .take(40)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+                Err(e) => eprintln!("[server] could not keep its log in {}: {e}", path.display()),
+            }
+        }
         // A stopped process ignores SIGKILL until continued on some kernels' views of it.
         let _ = Command::new("kill")
             .args(["-CONT", &self.pid().to_string()])

@@ -178,11 +178,11 @@ async fn request_context(State(guard): State<Arc<Guard>>, req: Request, next: Ne
         ),
         request_id,
     };
-    let inflight = Inflight::start();
+    let mut inflight = Inflight::start(span.clone(), started);
     let (response, principal) = serve_request(&guard, ctx, req, next, &method, matched.as_deref())
         .instrument(span.clone())
         .await;
-    drop(inflight);
+    inflight.answered();
     let status = response.status().as_u16();
     gateway_telemetry::families::rest_request(
         &cluster,
@@ -211,19 +211,40 @@ fn path_cluster<'a>(template: &str, path: &'a str) -> Option<&'a str> {
         .flatten()
 }
 
-/// Counts a request in flight until dropped (also when the caller goes away mid-request).
-struct Inflight;
+/// Counts a request in flight until dropped (also when the caller goes away mid-request), and
+/// says so when it went away: the request line is never written then, and a caller's timeout
+/// would otherwise leave no trace on our side.
+struct Inflight {
+    span: tracing::Span,
+    started: Instant,
+    answered: bool,
+}
 
 impl Inflight {
-    fn start() -> Self {
+    fn start(span: tracing::Span, started: Instant) -> Self {
         gateway_telemetry::families::rest_inflight(true);
-        Inflight
+        Inflight {
+            span,
+            started,
+            answered: false,
+        }
+    }
+
+    fn answered(&mut self) {
+        self.answered = true;
     }
 }
 
 impl Drop for Inflight {
     fn drop(&mut self) {
         gateway_telemetry::families::rest_inflight(false);
+        if !self.answered {
+            let _entered = self.span.enter();
+            tracing::info!(
+                elapsed_ms = elapsed_ms(self.started),
+                "the caller went away before the answer"
+            );
+        }
     }
 }
 

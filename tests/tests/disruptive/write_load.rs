@@ -158,6 +158,7 @@ pub async fn missing_keyed_rows(
     // Lookups of 100 keys, eight in flight: one at a time, the soak's final check of ~950,000
     // rows took 60 s of the suite; the gateway serves up to 64 lookups at once.
     const IN_FLIGHT: usize = 8;
+    const RETRIES: usize = 10;
     let mut shares = vec![Vec::new(); IN_FLIGHT];
     for (n, chunk) in ids.chunks(100).enumerate() {
         shares[n % IN_FLIGHT].push(chunk.to_vec());
@@ -169,9 +170,18 @@ pub async fn missing_keyed_rows(
             let mut missing = Vec::new();
             for chunk in mine {
                 let keys: Vec<Value> = chunk.iter().map(|id| rows.key(*id)).collect();
-                let reply = client
-                    .post(&lookups(&table), &json!({ "keys": keys }))
-                    .await;
+                let body = json!({ "keys": keys });
+                let mut reply = client.post(&lookups(&table), &body).await;
+                // A cluster still settling after a fault may answer 503/504 with Retry-After:
+                // an honest answer, asked again. No answer at all (status 0) is a hang and
+                // fails at once.
+                for _ in 0..RETRIES {
+                    if !matches!(reply.status, 503 | 504) || reply.retry_after.is_none() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    reply = client.post(&lookups(&table), &body).await;
+                }
                 assert_eq!(reply.status, 200, "{reply:?}");
                 let results = reply.body["results"].as_array().expect("results");
                 assert_eq!(results.len(), chunk.len(), "one result per key: {reply:?}");
