@@ -27,5 +27,6 @@ mod read_sink;
 pub mod scan;
 mod table;
 pub mod write;
+mod write_errors;
 
 pub use call::{Call, Principal};
