@@ -23,8 +23,9 @@ VENV := $(CACHE)/venv
 # Python tools of the project, pinned here once: moto (AWS), cargo-lambda, and the OpenTelemetry
 # SDK with its OTLP/HTTP exporter (the OTLP receiver's tests export through it), and the
 # Prometheus client library whose parser reads the standalone server's `/metrics` in a test.
-# pyarrow reads the Arrow answers of the read route as a data team would.
-PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 prometheus-client==0.26.0 pyarrow==26.0.1
+# pyarrow and polars write Arrow bodies and read the Arrow answers of the read route as a data
+# team would.
+PY_TOOLS := moto[server]==5.2.5 cargo-lambda==1.9.2 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2 prometheus-client==0.26.0 pyarrow==26.0.1 polars==2.1.0
 PY_STAMP := $(VENV)/.installed-$(shell echo '$(PY_TOOLS)' | md5sum | cut -c1-12)
 export PATH := $(VENV)/bin:$(PATH)
 

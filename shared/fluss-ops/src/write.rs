@@ -13,6 +13,7 @@ use fluss::client::{AppendWriter, UpsertWriter, WriteResultFuture};
 use fluss::metadata::TablePath;
 use fluss::row::Datum;
 use fluss_pool::{Deadline, Pool, PooledConnection, TableHandle};
+use gateway_core::codec::arrow::ArrowBody;
 use gateway_core::codec::{DecodedBatch, DecodedEntry, PartialTarget, RowCodec};
 use gateway_core::wire::{WriteOp, WriteRequest};
 use gateway_core::{ErrorCode, GatewayError};
@@ -41,6 +42,8 @@ pub enum WriteInput<'a> {
     },
     /// Rows built by their producer in the table's column order (the OTLP receiver's).
     Built(&'a dyn TakeRows<'a>),
+    /// An Arrow IPC stream, read and checked ([`RowCodec::decode_arrow`]).
+    Arrow(&'a ArrowBody),
 }
 
 impl<'a> WriteInput<'a> {
@@ -51,6 +54,7 @@ impl<'a> WriteInput<'a> {
             WriteInput::Request(req) => codec.decode_request(req),
             WriteInput::Json { body, max_rows } => codec.decode_write_body(body, *max_rows),
             WriteInput::Built(built) => codec.append_rows(built.row_type(), built.take()?),
+            WriteInput::Arrow(body) => codec.decode_arrow(body),
         }
     }
 }
@@ -150,6 +154,21 @@ pub async fn append_rows(
 ) -> Result<Vec<Outcome>, GatewayError> {
     let outcomes = write_input(pool, call, cluster, path, WriteInput::Built(rows)).await;
     count_rows(cluster, rows.len(), &outcomes);
+    outcomes
+}
+
+/// [`write()`] of an Arrow IPC stream (`application/vnd.apache.arrow.stream` on the write
+/// route): every row an entry whose id is its position in the stream; on a primary-key table
+/// an upsert, a delete where `_delete` is true, a partial update when columns are absent.
+pub async fn write_arrow(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    body: &ArrowBody,
+) -> Result<Vec<Outcome>, GatewayError> {
+    let outcomes = write_input(pool, call, cluster, path, WriteInput::Arrow(body)).await;
+    count_rows(cluster, body.rows(), &outcomes);
     outcomes
 }
 

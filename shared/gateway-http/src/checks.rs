@@ -23,8 +23,13 @@ pub fn ensure_json_content_type(headers: &HeaderMap) -> Result<(), GatewayError>
 
 /// The JSON media type, the answer of every route.
 pub const JSON: &str = "application/json";
-/// The Arrow IPC stream media type, an answer of the read route.
-pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
+/// The Arrow IPC stream media type: an answer of the read routes, a body of the write route.
+pub use gateway_core::codec::arrow::ARROW_STREAM;
+
+/// Whether `value` (a `Content-Type`) names an Arrow IPC stream.
+pub fn is_arrow_media_type(value: &str) -> bool {
+    media_type(value) == ARROW_STREAM
+}
 
 /// 406 `not_acceptable` when `Accept` is present and allows no JSON response.
 pub fn ensure_accepts_json(headers: &HeaderMap) -> Result<(), GatewayError> {

@@ -13,6 +13,7 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
 use gateway_core::GatewayError;
+use gateway_core::codec::arrow::{ArrowBody, ArrowLimits};
 use gateway_core::wire::{
     AlterClusterConfigsRequest, AlterTableRequest, CreateDatabaseRequest, CreatePartitionRequest,
     CreateTableRequest, LookupRequest, NdjsonBody, PrefixLookupRequest, ReadRequest, ScanRequest,
@@ -126,6 +127,18 @@ impl Input {
             .is_some_and(crate::checks::is_ndjson_media_type)
     }
 
+    /// Whether the body is declared an Arrow IPC stream (`application/vnd.apache.arrow.stream`).
+    pub fn is_arrow(&self) -> bool {
+        crate::checks::is_arrow_media_type(self.content_type())
+    }
+
+    /// The body as an Arrow IPC stream (the caller checked [`Input::is_arrow`]), read within
+    /// `limits`: 413/400 when unreadable, over a limit or malformed.
+    pub fn arrow(self, limits: ArrowLimits) -> Result<ArrowBody, GatewayError> {
+        let body = self.body.map_err(body_error)?;
+        ArrowBody::read(&body, limits)
+    }
+
     /// The body as NDJSON write lines (the caller checked [`Input::is_ndjson`]): 413/400 when
     /// unreadable, 400 naming the line that does not parse.
     pub fn ndjson(self) -> Result<NdjsonBody, GatewayError> {
@@ -140,7 +153,11 @@ impl Input {
         ensure_json_content_type(&self.headers).map_err(|e| {
             GatewayError::new(
                 e.code(),
-                format!("{}, or application/x-ndjson", e.message()),
+                format!(
+                    "{}, application/x-ndjson or {}",
+                    e.message(),
+                    crate::checks::ARROW_STREAM
+                ),
             )
         })?;
         self.body.map_err(body_error)

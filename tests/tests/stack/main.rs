@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod arrow_write;
 mod auth;
 mod config_route;
 mod ddl_route;

@@ -6,6 +6,7 @@
 //! `decode`); a JSON write body is decoded straight from its bytes when it can be (see `stream`,
 //! [`RowCodec::decode_write_body`]); encoding renders rows for lookups (see [`encode`]).
 
+pub mod arrow;
 mod built;
 mod decode;
 pub mod encode;

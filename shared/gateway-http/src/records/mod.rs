@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
+use gateway_core::codec::arrow::{ArrowBody, ArrowLimits};
 use gateway_core::routes::RECORDS;
 use gateway_core::wire::{NdjsonBody, WriteRequest, WriteResponse, ensure_row_limit};
 
@@ -109,6 +110,11 @@ async fn write_records(
         let lines = input.ndjson()?;
         ensure_row_limit(lines.len(), max_rows)?;
         Body::Lines(lines)
+    } else if input.is_arrow() {
+        Body::Arrow(input.arrow(ArrowLimits {
+            max_rows,
+            max_decoded_bytes: state.limits.max_request_bytes,
+        })?)
     } else {
         // Decoded against the table's schema once the table is known (fluss-ops).
         Body::Json(input.json_bytes()?)
@@ -266,6 +272,9 @@ async fn write_body(
         Body::Json(bytes) => {
             fluss_ops::write::write_json(pool, call, cluster, path, &bytes, max_rows).await?
         }
+        Body::Arrow(body) => {
+            fluss_ops::write::write_arrow(pool, call, cluster, path, &body).await?
+        }
         Body::Lines(lines) => {
             let primary_key = lines.has_bare_rows()
                 && fluss_ops::write::has_primary_key(pool, call, cluster, path).await?;
@@ -282,6 +291,9 @@ enum Body {
     Json(Bytes),
     /// `application/x-ndjson`: one row or entry per line, parsed and checked.
     Lines(NdjsonBody),
+    /// `application/vnd.apache.arrow.stream`: record batches, read and checked; their rows
+    /// are decoded against the table's columns once it is known.
+    Arrow(ArrowBody),
 }
 
 impl Body {
@@ -292,7 +304,7 @@ impl Body {
     fn refiner(&self, max_rows: usize) -> impl Fn(GatewayError) -> GatewayError + Send + 'static {
         let json = match self {
             Body::Json(bytes) => Some(bytes.clone()),
-            Body::Lines(_) => None,
+            Body::Lines(_) | Body::Arrow(_) => None,
         };
         move |refusal| match &json {
             Some(body) => WriteRequest::bad_body_or(refusal, body, max_rows).0,
