@@ -291,8 +291,8 @@ async fn write_batch<'body>(
     Ok(ids.into_iter().zip(outcomes).collect())
 }
 
-/// A row's state after the submit loop.
-enum Pending {
+/// A row's (or a batch's) state after the submit loop.
+pub(crate) enum Pending {
     Submitted(WriteResultFuture),
     NotSubmitted(GatewayError),
 }
@@ -349,7 +349,7 @@ fn submit_all<'body, R: std::borrow::Borrow<DecodedEntry<'body>>>(
 /// Awaits every submitted row's ack until the deadline, in order. After expiry each remaining
 /// ack is still polled once (`timeout_at` polls before checking the clock), so a row acked in
 /// time is never reported as a timeout merely because an earlier one was slow.
-async fn await_acks(
+pub(crate) async fn await_acks(
     conn: &PooledConnection,
     table_id: i64,
     pending: Vec<Pending>,
@@ -436,8 +436,8 @@ async fn ack_by(
     }
 }
 
-/// A row's outcome after one round of acks.
-enum Ack {
+/// A row's (or a batch's) outcome after one round of acks.
+pub(crate) enum Ack {
     /// Final: acked, refused for good, not sent, or timed out.
     Done(Result<(), GatewayError>),
     /// Refused before it was appended (no leader took it, or the idempotent writer's sequence
@@ -459,7 +459,7 @@ async fn resend_refused<'body>(
     writers: &Writers,
     redecode: impl FnOnce() -> Result<Vec<DecodedEntry<'body>>, GatewayError>,
     key: &[usize],
-    mut acks: Vec<Ack>,
+    acks: Vec<Ack>,
     deadline: &Deadline,
 ) -> Vec<Result<(), GatewayError>> {
     if !acks.iter().any(|a| matches!(a, Ack::Resendable(_))) {
@@ -470,9 +470,33 @@ async fn resend_refused<'body>(
         // Cannot happen (the same input decoded the same way); the rows then stay unsent.
         _ => return finish(acks),
     };
+    resend_rounds(
+        conn,
+        writers.table_id,
+        acks,
+        deadline,
+        |acks| keep_key_order(&rows, key, acks),
+        |refused| submit_all(conn, writers, refused.iter().map(|&i| &rows[i]), deadline),
+    )
+    .await
+}
+
+/// Rounds of sending again what was refused unwritten (`Ack::Resendable`), with backoff, until
+/// none is left or the deadline leaves no room for another round; `before_round` may settle
+/// some first (a row whose key was written later), `submit` sends the units it is given
+/// (indices into `acks`). Units still refused then fail with the refusal (not written); a unit
+/// acked in an earlier round is never sent twice.
+pub(crate) async fn resend_rounds(
+    conn: &PooledConnection,
+    table_id: i64,
+    mut acks: Vec<Ack>,
+    deadline: &Deadline,
+    mut before_round: impl FnMut(&mut [Ack]),
+    submit: impl Fn(&[usize]) -> Result<Vec<Pending>, GatewayError>,
+) -> Vec<Result<(), GatewayError>> {
     let mut pause = LEADER_BACKOFF_START;
     loop {
-        keep_key_order(&rows, key, &mut acks);
+        before_round(&mut acks);
         let refused: Vec<usize> = (0..acks.len())
             .filter(|&i| matches!(acks[i], Ack::Resendable(_)))
             .collect();
@@ -481,14 +505,14 @@ async fn resend_refused<'body>(
             break;
         }
         tracing::debug!(
-            rows = refused.len(),
+            units = refused.len(),
             pause_ms = pause.as_millis() as u64,
-            "rows refused unwritten; sending them again"
+            "writes refused unwritten; sending them again"
         );
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(LEADER_BACKOFF_MAX);
-        let again = match submit_all(conn, writers, refused.iter().map(|&i| &rows[i]), deadline) {
-            Ok(pending) => await_acks(conn, writers.table_id, pending, deadline).await,
+        let again = match submit(&refused) {
+            Ok(pending) => await_acks(conn, table_id, pending, deadline).await,
             Err(e) => refused.iter().map(|_| Ack::Done(Err(e.clone()))).collect(),
         };
         for (i, ack) in refused.into_iter().zip(again) {
@@ -499,7 +523,7 @@ async fn resend_refused<'body>(
 }
 
 /// The final outcomes: a row still refused fails with its refusal (not written).
-fn finish(acks: Vec<Ack>) -> Vec<Result<(), GatewayError>> {
+pub(crate) fn finish(acks: Vec<Ack>) -> Vec<Result<(), GatewayError>> {
     acks.into_iter()
         .map(|ack| match ack {
             Ack::Done(outcome) => outcome,
