@@ -27,6 +27,7 @@ mod read_sink;
 pub mod scan;
 mod table;
 pub mod write;
+mod write_acks;
 mod write_errors;
 
 pub use call::{Call, Principal};

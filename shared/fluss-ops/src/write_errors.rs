@@ -54,3 +54,42 @@ pub(crate) fn outcome_unknown(e: &fluss::error::Error) -> bool {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_after_the_append_or_a_broken_connection_leaves_the_outcome_open() {
+        use fluss::rpc::{ApiError, FlussError};
+        let api = |e: FlussError| fluss::error::Error::FlussAPIError {
+            api_error: ApiError {
+                code: e.code(),
+                message: String::new(),
+            },
+        };
+        assert!(outcome_unknown(&api(
+            FlussError::NotEnoughReplicasAfterAppendException
+        )));
+        assert!(outcome_unknown(&api(FlussError::RequestTimeOut)));
+        assert!(outcome_unknown(&fluss::error::Error::WriterClosed {
+            message: String::new()
+        }));
+        let unexpected = |message: &str| fluss::error::Error::UnexpectedError {
+            message: message.to_owned(),
+            source: None,
+        };
+        assert!(outcome_unknown(&unexpected(
+            "Writer force closed (shutdown timeout exceeded)"
+        )));
+        assert!(!outcome_unknown(&unexpected(
+            "Writer ID allocation failed: no server"
+        )));
+        // Refused before the append: not written, and said so.
+        assert!(!outcome_unknown(&api(
+            FlussError::NotEnoughReplicasException
+        )));
+        assert!(!outcome_unknown(&api(FlussError::RecordTooLargeException)));
+        assert!(!outcome_unknown(&api(FlussError::NotLeaderOrFollower)));
+    }
+}
