@@ -188,7 +188,7 @@ $(RIE_STAMP):
 ## into docs/benchmarks.md with the machine, date and commit (tests/bench/run.py).
 BENCH_RUNS ?= 3
 # The benchmark binaries run.py drives (each release link takes minutes on two cores).
-BENCH_EXAMPLES := decode-bench write-bench lookup-bench read-bench footprint-bench coldstart-bench concurrency-bench otlp-bench
+BENCH_EXAMPLES := decode-bench write-bench lookup-bench read-bench footprint-bench coldstart-bench concurrency-bench otlp-bench arrow-bench
 bench: tools fetch rie build
 	cargo build --release --workspace --bins
 	cargo build --release -p integration-tests --features bench $(BENCH_EXAMPLES:%=--example %)

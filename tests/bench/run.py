@@ -41,6 +41,7 @@ BENCHES = [
     ("coldstart", "coldstart-bench", []),
     ("concurrency", "concurrency-bench", ["5", "100"]),
     ("otlp", "otlp-bench", ["1000", "50", "5", "100"]),
+    ("arrow", "arrow-bench", ["10000", "60", "5"]),
 ]
 
 # The functions a deployment packages (infra/sam/template.yaml), and the all-in-one server.
@@ -67,6 +68,8 @@ GOALS = {
     ("coldstart", "spawn_to_first_200"): ("<=", 150, "≤ 150 ms"),
     ("otlp", "decode_protobuf_to_rows"): (">=", 500_000, "≥ 500,000 records/s on one core"),
     ("otlp", "e2e_ratio"): (">=", 0.9, "≥ 0.9× NDJSON, same rows"),
+    ("arrow", "decode_to_batches"): (">=", 5_000_000, "≥ 5,000,000 rows/s on one core"),
+    ("arrow", "route_ratio"): (">=", 0.95, "≥ 0.95× direct append_arrow_batch"),
     ("package", "zip"): ("<=", 8, "≤ 8 MB"),
 }
 

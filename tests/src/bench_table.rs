@@ -32,16 +32,6 @@ pub async fn create_bench_table(
     buckets: i32,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
-    let d = deadline();
-    let conn = service_connection(pool, &d).await?;
-    let admin = conn.admin().map_err(|e| err(&e))?;
-    conn.call(
-        &d,
-        "create database",
-        admin.create_database(path.database(), None, true),
-    )
-    .await
-    .map_err(|e| err(&e))?;
     let mut schema = Schema::builder()
         .column("id", DataTypes::int())
         .column("name", DataTypes::string())
@@ -55,6 +45,30 @@ pub async fn create_bench_table(
     } else {
         vec!["id".to_owned()]
     };
+    create_table(pool, path, schema, buckets, bucket_keys).await
+}
+
+/// Creates the database of `path` (if absent) and table `path` of `schema` in `buckets`
+/// buckets (by `bucket_keys`; none: a log table's batches go to any one bucket); waits until
+/// every bucket has a leader.
+pub async fn create_table(
+    pool: &Pool,
+    path: &TablePath,
+    schema: Schema,
+    buckets: i32,
+    bucket_keys: Vec<String>,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let d = deadline();
+    let conn = service_connection(pool, &d).await?;
+    let admin = conn.admin().map_err(|e| err(&e))?;
+    conn.call(
+        &d,
+        "create database",
+        admin.create_database(path.database(), None, true),
+    )
+    .await
+    .map_err(|e| err(&e))?;
     let desc = TableDescriptor::builder()
         .schema(schema)
         .distributed_by(Some(buckets), bucket_keys)

@@ -28,6 +28,7 @@ pub mod scan;
 mod table;
 pub mod write;
 mod write_acks;
+mod write_arrow;
 mod write_errors;
 
 pub use call::{Call, Principal};

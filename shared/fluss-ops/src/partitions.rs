@@ -39,6 +39,20 @@ pub(crate) async fn ensure_partitions_exist(
         // Fluss joins partition values with `$` to name a partition.
         needed.insert(values.join("$"));
     }
+    ensure_named_partitions_exist(conn, handle, &needed, deadline).await
+}
+
+/// 404 `partition_not_found` unless every partition `needed` (named as Fluss names them:
+/// values joined with `$`) exists; one metadata call.
+pub(crate) async fn ensure_named_partitions_exist(
+    conn: &PooledConnection,
+    handle: &TableHandle,
+    needed: &BTreeSet<String>,
+    deadline: &Deadline,
+) -> Result<(), GatewayError> {
+    if needed.is_empty() {
+        return Ok(());
+    }
     let admin = conn.admin()?;
     let existing: HashSet<String> = conn
         .call(
@@ -63,7 +77,7 @@ pub(crate) async fn ensure_partitions_exist(
 }
 
 /// A partition value as Fluss names it, for the types whose naming is plain `to_string`.
-fn partition_value(datum: &Datum<'_>) -> Option<String> {
+pub(crate) fn partition_value(datum: &Datum<'_>) -> Option<String> {
     match datum {
         Datum::String(s) => Some(s.to_string()),
         Datum::Bool(b) => Some(b.to_string()),

@@ -23,7 +23,7 @@ use crate::call::Call;
 use crate::partitions::ensure_partitions_exist;
 use crate::table::on_table;
 pub use crate::write_acks::Outcome;
-use crate::write_acks::{Ack, Pending, await_acks, finish, resend_rounds};
+use crate::write_acks::{Ack, Pending, await_acks, ensure_not_all_gone, finish, resend_rounds};
 
 /// What a write decodes its rows from.
 #[derive(Debug, Clone, Copy)]
@@ -213,6 +213,11 @@ async fn write_input(
     input: WriteInput<'_>,
 ) -> Result<Vec<Outcome>, GatewayError> {
     on_table(pool, call, cluster, path, |conn, handle| async move {
+        if let WriteInput::Arrow(body) = input
+            && crate::write_arrow::takes_batches(&handle)
+        {
+            return crate::write_arrow::append_batches(&conn, &handle, body, &call.deadline).await;
+        }
         let batch = input.decode(handle.codec())?;
         // A resend needs the rows again; they are decoded again then rather than kept.
         let redecode = || input.decode(handle.codec()).map(|b| b.entries);
@@ -277,15 +282,7 @@ async fn write_batch<'body>(
         .filter_map(|name| codec.column_position(name))
         .collect();
     let outcomes = resend_refused(conn, &writers, redecode, &key, acks, deadline).await;
-    let all_gone = outcomes
-        .iter()
-        .all(|o| matches!(o, Err(e) if e.code() == ErrorCode::TableNotFound));
-    if all_gone {
-        return Err(GatewayError::new(
-            ErrorCode::TableNotFound,
-            format!("table `{}` does not exist", handle.path()),
-        ));
-    }
+    ensure_not_all_gone(handle, &outcomes)?;
     Ok(ids.into_iter().zip(outcomes).collect())
 }
 

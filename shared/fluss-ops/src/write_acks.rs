@@ -3,7 +3,7 @@
 //! Both write paths ([`crate::write`] for rows, [`crate::write_arrow`] for batches) use it.
 
 use fluss::client::WriteResultFuture;
-use fluss_pool::{Deadline, PooledConnection};
+use fluss_pool::{Deadline, PooledConnection, TableHandle};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::write_errors::{outcome_unknown, refused_unwritten};
@@ -171,4 +171,23 @@ pub(crate) fn finish(acks: Vec<Ack>) -> Vec<Result<(), GatewayError>> {
             Ack::Resendable(e) => Err(e),
         })
         .collect()
+}
+
+/// 404 `table_not_found` when every outcome is: the table went away under a cached handle,
+/// and the whole request is refused so that `Pool::with_table_on` reloads it and runs it once
+/// more (nothing was written).
+pub(crate) fn ensure_not_all_gone(
+    handle: &TableHandle,
+    outcomes: &[Result<(), GatewayError>],
+) -> Result<(), GatewayError> {
+    let all_gone = outcomes
+        .iter()
+        .all(|o| matches!(o, Err(e) if e.code() == ErrorCode::TableNotFound));
+    if all_gone {
+        return Err(GatewayError::new(
+            ErrorCode::TableNotFound,
+            format!("table `{}` does not exist", handle.path()),
+        ));
+    }
+    Ok(())
 }

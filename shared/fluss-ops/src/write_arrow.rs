@@ -19,7 +19,7 @@ use gateway_core::codec::arrow::{ArrowBody, ConformedArrow};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::partitions::{ensure_named_partitions_exist, partition_value};
-use crate::write::{Ack, Outcome, Pending, await_acks, ensure_not_all_gone, resend_rounds};
+use crate::write_acks::{Ack, Outcome, Pending, await_acks, ensure_not_all_gone, resend_rounds};
 
 /// Whether `handle`'s table takes Arrow bodies as batches: a log table without a bucket key
 /// whose partition columns (if any) are named from their values as Fluss names them.
@@ -243,4 +243,34 @@ fn split_by_partition(
         }
     }
     Ok((units, partitions))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(rows: &[usize]) -> Unit {
+        let schema = Arc::new(arrow_schema::Schema::empty());
+        Unit {
+            rows: rows.to_vec(),
+            batch: RecordBatch::new_empty(schema),
+        }
+    }
+
+    #[test]
+    fn each_row_gets_its_batch_s_outcome_in_stream_order() {
+        let refused = GatewayError::new(ErrorCode::Timeout, "no ack");
+        // In order (one unit per batch), then split by partition (rows interleaved).
+        for units in [
+            vec![unit(&[0, 1]), unit(&[2, 3])],
+            vec![unit(&[0, 3]), unit(&[1, 2])],
+        ] {
+            let out = per_row(&units, vec![Ok(()), Err(refused.clone())], 4);
+            let ids: Vec<&str> = out.iter().map(|(id, _)| id.as_str()).collect();
+            assert_eq!(ids, ["0", "1", "2", "3"]);
+            let ok: Vec<bool> = out.iter().map(|(_, o)| o.is_ok()).collect();
+            let first: Vec<bool> = (0..4).map(|r| units[0].rows.contains(&r)).collect();
+            assert_eq!(ok, first);
+        }
+    }
 }

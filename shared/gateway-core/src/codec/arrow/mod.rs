@@ -97,6 +97,7 @@ impl ArrowBody {
 }
 
 /// Where each column of the body goes.
+#[derive(Debug, Clone)]
 struct Layout {
     /// For each table column: the body column holding it, if any.
     sources: Vec<Option<usize>>,
@@ -106,27 +107,41 @@ struct Layout {
     target: Option<PartialTarget>,
 }
 
+/// An Arrow body conformed to a table: each batch in the table's own Arrow types and column
+/// order (absent columns null), every value checked.
+#[derive(Debug, Clone)]
+pub struct ConformedArrow {
+    /// The batches, in stream order, with the stream position of each one's first row.
+    pub batches: Vec<(usize, RecordBatch)>,
+    /// Each batch's `_delete` flags, when the body has the column.
+    deletes: Vec<Option<Vec<bool>>>,
+    layout: Layout,
+    rows: usize,
+}
+
+impl ConformedArrow {
+    /// Rows in all batches.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+}
+
 impl RowCodec {
-    /// Decodes `body` against this table: one entry per row, its id the row's position in the
-    /// stream (from 0). The first problem rejects the whole body (400 naming the row and
-    /// column, or the column and both types).
-    pub fn decode_arrow(&self, body: &ArrowBody) -> Result<DecodedBatch<'static>, GatewayError> {
+    /// Conforms `body` to this table: columns by name in the table's Arrow types, every value
+    /// checked (NOT NULL, CHAR and BINARY lengths, digits, partition values). The first
+    /// problem rejects the whole body (400 naming the row and column, or the column and both
+    /// types).
+    pub fn conform_arrow(&self, body: &ArrowBody) -> Result<ConformedArrow, GatewayError> {
         let layout = self.arrow_layout(&body.schema)?;
-        let row_type = Arc::new(self.row_type().clone());
-        // Every column nullable: NOT NULL is checked per row below (a delete needs the key only).
+        // Every column nullable: NOT NULL is checked per row (a delete needs the key only).
         let table_schema: SchemaRef = Arc::new(Schema::new(
             self.columns
                 .iter()
                 .map(|c| Ok(Field::new(&c.name, target_type(&c.data_type)?, true)))
                 .collect::<Result<Vec<_>, GatewayError>>()?,
         ));
-        let getters: Vec<FieldGetter> = self
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(pos, c)| FieldGetter::create(&c.data_type, pos))
-            .collect();
-        let mut entries = Vec::with_capacity(body.rows);
+        let mut batches = Vec::with_capacity(body.batches.len());
+        let mut all_deletes = Vec::with_capacity(body.batches.len());
         let mut first_row = 0usize;
         for batch in &body.batches {
             let rows = batch.num_rows();
@@ -150,10 +165,36 @@ impl RowCodec {
             let conformed = RecordBatch::try_new(table_schema.clone(), columns).map_err(|e| {
                 GatewayError::invalid(format!("the Arrow batch does not form rows: {e}"))
             })?;
-            if rows == 0 {
-                continue;
+            if rows > 0 {
+                batches.push((first_row, conformed));
+                all_deletes.push(deletes);
             }
-            let mut row = ColumnarRow::new(Arc::new(conformed), row_type.clone(), 0, None)
+            first_row += rows;
+        }
+        Ok(ConformedArrow {
+            batches,
+            deletes: all_deletes,
+            layout,
+            rows: first_row,
+        })
+    }
+
+    /// Decodes `body` against this table: one entry per row, its id the row's position in the
+    /// stream (from 0); refusals as [`RowCodec::conform_arrow`]'s.
+    pub fn decode_arrow(&self, body: &ArrowBody) -> Result<DecodedBatch<'static>, GatewayError> {
+        let conformed = self.conform_arrow(body)?;
+        let row_type = Arc::new(self.row_type().clone());
+        let getters: Vec<FieldGetter> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(pos, c)| FieldGetter::create(&c.data_type, pos))
+            .collect();
+        let layout = &conformed.layout;
+        let mut entries = Vec::with_capacity(conformed.rows);
+        for ((first_row, batch), deletes) in conformed.batches.iter().zip(&conformed.deletes) {
+            let rows = batch.num_rows();
+            let mut row = ColumnarRow::new(Arc::new(batch.clone()), row_type.clone(), 0, None)
                 .map_err(|e| GatewayError::internal(format!("an Arrow batch as rows: {e}")))?;
             for i in 0..rows {
                 row.set_row_id(i);
@@ -187,10 +228,9 @@ impl RowCodec {
                     row: out.into_owned(),
                 });
             }
-            first_row += rows;
         }
         Ok(DecodedBatch {
-            target: layout.target,
+            target: conformed.layout.target,
             entries,
         })
     }
