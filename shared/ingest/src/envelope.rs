@@ -257,6 +257,7 @@ mod tests {
             table: "orders".into(),
             op: RouteOp::Auto,
             source_column: Some("src".into()),
+            format: crate::routes::RouteFormat::Json,
         };
         let mut r = bare(br#"{"id":7}"#, 0, &route, WriteOp::Append, "c1").unwrap();
         stamp(&mut r, "src", "m-1").unwrap();
@@ -283,6 +284,7 @@ mod tests {
             table: "orders".into(),
             op: RouteOp::Auto,
             source_column: None,
+            format: crate::routes::RouteFormat::Json,
         };
         let r = bare(br#"{"id":7}"#, 2, &route, WriteOp::Append, "c1").unwrap();
         assert_eq!(

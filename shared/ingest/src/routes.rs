@@ -8,10 +8,11 @@
 //! gateway.ingest.route.orders.cluster   = default        (optional)
 //! gateway.ingest.route.orders.operation = auto           (auto | append | upsert)
 //! gateway.ingest.route.orders.source-column = src        (optional)
+//! gateway.ingest.route.orders.format    = json           (json | arrow)
 //! ```
 //!
 //! In the environment: `FLUSS_GATEWAY__INGEST__ROUTE__ORDERS__SOURCE=…`. Every key under
-//! `gateway.ingest.route.` must belong to a listed route and be one of the five settings; a
+//! `gateway.ingest.route.` must belong to a listed route and be one of the six settings; a
 //! typo fails start-up, as everywhere else in the registry.
 
 use std::collections::BTreeMap;
@@ -21,7 +22,24 @@ use gateway_core::settings::{self, env_part};
 
 pub use gateway_core::settings::keys::ingest_routes::{ROUTE_KEY_PREFIX, ROUTES_KEY};
 
-const SETTINGS: [&str; 5] = ["source", "table", "cluster", "operation", "source-column"];
+const SETTINGS: [&str; 6] = [
+    "source",
+    "table",
+    "cluster",
+    "operation",
+    "source-column",
+    "format",
+];
+
+/// What a record of a route holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteFormat {
+    /// A JSON row (or envelope): one row per record.
+    Json,
+    /// An Arrow IPC stream (Kinesis, Kafka): any number of rows per record, written as the
+    /// write route writes an Arrow body; the record is written when all its rows are.
+    Arrow,
+}
 
 /// What a bare row of a route does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +72,8 @@ pub struct Route {
     /// the coordinates tell a redelivered record from a new one (downstream, or by design when
     /// the column is the table's primary key).
     pub source_column: Option<String>,
+    /// What a record holds.
+    pub format: RouteFormat,
 }
 
 impl Route {
@@ -218,6 +238,21 @@ fn build_route(
     {
         problems.push(format!("`{}`: column name {problem}", key("source-column")));
     }
+    let format = match values.get(&(index, "format")).copied().unwrap_or("json") {
+        "json" | "" => RouteFormat::Json,
+        "arrow" => RouteFormat::Arrow,
+        _ => {
+            problems.push(format!("`{}` must be `json` or `arrow`", key("format")));
+            RouteFormat::Json
+        }
+    };
+    if format == RouteFormat::Arrow && source_column.is_some() {
+        problems.push(format!(
+            "`{}`: an Arrow record holds many rows, which a source column cannot tell apart; \
+             leave it unset with `format = arrow`",
+            key("source-column")
+        ));
+    }
     let (Some((database, table)), false) = (split, source.is_empty()) else {
         return None;
     };
@@ -229,6 +264,7 @@ fn build_route(
         table: table.to_owned(),
         op,
         source_column,
+        format,
     })
 }
 
@@ -283,6 +319,7 @@ mod tests {
         assert_eq!(routes[0].source_column, None);
         assert_eq!(routes[1].op, RouteOp::Upsert);
         assert_eq!(routes[0].op, RouteOp::Auto);
+        assert_eq!(routes[0].format, RouteFormat::Json);
         let ddb = "arn:aws:dynamodb:eu-west-1:1:table/Users/stream/2026-01-01T00:00:00.000";
         assert_eq!(find(&routes, Some(ddb)).unwrap().name, "cdc");
         assert_eq!(
@@ -311,6 +348,7 @@ mod tests {
             ("gateway.ingest.route.a.sorce", "x"),
             ("gateway.ingest.route.zz.source", "x"),
             ("gateway.ingest.route.a.source-column", "bad name"),
+            ("gateway.ingest.route.a.format", "avro"),
         ]))
         .unwrap_err();
         let m = e.message();
@@ -322,6 +360,7 @@ mod tests {
             "`gateway.ingest.route.a.sorce`: unknown key",
             "route `zz` is not listed",
             "`gateway.ingest.route.a.source-column`: column name",
+            "`gateway.ingest.route.a.format` must be `json` or `arrow`",
         ] {
             assert!(m.contains(want), "{want} missing from {m}");
         }

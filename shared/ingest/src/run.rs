@@ -12,6 +12,7 @@ use fluss::metadata::TablePath;
 use fluss_ops::Call;
 use fluss_pool::{DeadlinePolicy, Pool};
 use gateway_core::codec::NumberTexts;
+use gateway_core::codec::arrow::{ArrowBody, ArrowLimits};
 use gateway_core::wire::{WriteOp, WriteRequest};
 use gateway_core::{ErrorCode, GatewayError};
 use serde_json::Value;
@@ -19,7 +20,7 @@ use tokio::task::JoinSet;
 
 use crate::envelope::{self, Routed};
 use crate::event;
-use crate::routes::{self, Route, RouteOp};
+use crate::routes::{self, Route, RouteFormat, RouteOp};
 use crate::{IngestSettings, Poison};
 
 /// Rows per write batch of an ordered run: an event of 10,000 records for one table is written
@@ -27,6 +28,12 @@ use crate::{IngestSettings, Poison};
 /// the writer buffer and fails as a whole with 429 on every redelivery.
 const MAX_BATCH_ROWS: usize = 1000;
 
+/// What one Arrow record may declare: rows, and bytes of buffers once decompressed (a
+/// Kinesis record holds at most 10 MB).
+const ARROW_LIMITS: ArrowLimits = ArrowLimits {
+    max_rows: 1_000_000,
+    max_decoded_bytes: 64 * 1024 * 1024,
+};
 /// Rows per write batch of records without order; such batches run concurrently.
 const UNORDERED_BATCH_ROWS: usize = 250;
 
@@ -83,14 +90,25 @@ impl Ingest {
     ) -> Result<Value, String> {
         let batch = event::read(event)?;
         let call = Call::service(invocation_id, self.deadlines.deadline(lambda_deadline_ms));
-        let ops = self.route_ops(&batch.records, &call).await;
-        let routed: Vec<Result<Routed, Outcome>> = batch
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| self.route(i, r, &ops))
-            .collect();
-        let outcomes = self.run(&batch.records, routed, &call).await;
+        // Records of an Arrow route (a source's records all take one route) hold many rows
+        // each and are written apart; every other record is a row.
+        let arrow = |r: &event::Record| {
+            routes::find(&self.settings.routes, r.origin.as_deref())
+                .filter(|route| route.format == RouteFormat::Arrow)
+                .cloned()
+        };
+        let outcomes = if batch.records.iter().any(|r| arrow(r).is_some()) {
+            self.arrow_records(&batch.records, arrow, &call).await
+        } else {
+            let ops = self.route_ops(&batch.records, &call).await;
+            let routed: Vec<Result<Routed, Outcome>> = batch
+                .records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| self.route(i, r, &ops))
+                .collect();
+            self.run(&batch.records, routed, &call).await
+        };
         let mut failed = Vec::new();
         let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
         for (record, outcome) in batch.records.iter().zip(&outcomes) {
@@ -342,6 +360,110 @@ impl Ingest {
             )
         }));
         out
+    }
+
+    /// The records of an event from an Arrow route's source: each payload an Arrow IPC stream
+    /// written as the write route writes one, the record written when all its rows are; an
+    /// order group in order up to its first record not written, groups concurrently.
+    async fn arrow_records(
+        &self,
+        records: &[event::Record],
+        route_of: impl Fn(&event::Record) -> Option<Route>,
+        call: &Call,
+    ) -> Vec<Outcome> {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; records.len()];
+        let mut groups: BTreeMap<String, Vec<(usize, Route, Vec<u8>)>> = BTreeMap::new();
+        for (i, record) in records.iter().enumerate() {
+            let (route, body) = match (route_of(record), &record.payload) {
+                (Some(route), Ok(event::Payload::Body(body))) => (route, body.clone()),
+                (_, Err(why)) => {
+                    outcomes[i] = Some(Outcome::Poison(why.clone()));
+                    continue;
+                }
+                _ => {
+                    let why = "not an Arrow stream of a Kinesis or Kafka record of an Arrow route";
+                    outcomes[i] = Some(Outcome::Poison(why.to_owned()));
+                    continue;
+                }
+            };
+            // No order group: a group of its own.
+            let group = record.group.clone().unwrap_or_else(|| format!("#{i}"));
+            groups.entry(group).or_default().push((i, route, body));
+        }
+        let mut running = JoinSet::new();
+        for group in groups.into_values() {
+            let (this, call) = (self.clone(), call.clone());
+            running.spawn(async move {
+                let mut done = Vec::with_capacity(group.len());
+                let mut stopped = false;
+                for (i, route, body) in group {
+                    if stopped {
+                        done.push((
+                            i,
+                            Outcome::Failed(
+                                "an earlier record of its shard or partition was not written"
+                                    .to_owned(),
+                            ),
+                        ));
+                        continue;
+                    }
+                    let outcome = this.arrow_record(&route, &body, &call).await;
+                    stopped = match &outcome {
+                        Outcome::Written => false,
+                        Outcome::Failed(_) => true,
+                        Outcome::Poison(_) => this.settings.poison == Poison::Fail,
+                    };
+                    done.push((i, outcome));
+                }
+                done
+            });
+        }
+        while let Some(done) = running.join_next().await {
+            match done {
+                Ok(done) => {
+                    for (i, outcome) in done {
+                        outcomes[i] = Some(outcome);
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "an ingest task failed"),
+            }
+        }
+        outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or_else(|| Outcome::Failed("internal error".to_owned())))
+            .collect()
+    }
+
+    /// One Arrow record through the write operation: written when every row is acknowledged;
+    /// a stream that does not read or a row the table refuses is poison; anything else
+    /// (some rows not acknowledged) fails the record, and its redelivery writes again the rows
+    /// that were written (at least once, as every redelivered record).
+    async fn arrow_record(&self, route: &Route, body: &[u8], call: &Call) -> Outcome {
+        let body = match ArrowBody::read(body, ARROW_LIMITS) {
+            Ok(body) => body,
+            Err(e) => return refused(&e),
+        };
+        let cluster = route.cluster.as_deref().unwrap_or(&self.default_cluster);
+        let path = TablePath::new(route.database.clone(), route.table.clone());
+        match fluss_ops::write::write_arrow(&self.pool, call, cluster, &path, &body).await {
+            Err(e) => refused(&e),
+            Ok(outcomes) => {
+                let failed: Vec<&GatewayError> = outcomes
+                    .iter()
+                    .filter_map(|(_, o)| o.as_ref().err())
+                    .collect();
+                match failed.first() {
+                    None => Outcome::Written,
+                    Some(e) => Outcome::Failed(format!(
+                        "{} of {} rows not acknowledged ({}: {})",
+                        failed.len(),
+                        outcomes.len(),
+                        e.code().spec().code,
+                        e.message()
+                    )),
+                }
+            }
+        }
     }
 
     /// One write batch of `run` (all to one table) through the write operation. A batch refused

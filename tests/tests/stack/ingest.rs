@@ -730,3 +730,85 @@ async fn skipped_poison_records_are_acknowledged_and_do_not_hold_their_shard() {
         "a record payload reached the log"
     );
 }
+
+/// [arrow] A Kinesis route with `format = arrow`: each record's payload an Arrow IPC stream of
+/// many rows, written as the write route writes an Arrow body. Through `cargo lambda watch`: two
+/// streams of 3 and 2 rows land (read straight from Fluss); a record that is not an Arrow
+/// stream is reported as poison, and the shard's records after it are not written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arrow_records_of_a_kinesis_route_land_row_for_row() {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+
+    let stack = Stack::load();
+    let conn = stack.connect_plaintext().await;
+    let u = unique_name("a");
+    let table = create_log_table(&conn, DB, &format!("arrow_{u}")).await;
+    let stream_arn = format!("arn:aws:kinesis:eu-west-1:123456789012:stream/arrow-{u}");
+    let mut env = std::fs::read_to_string(Stack::env_path()).expect("stack env");
+    for (k, v) in [
+        ("FLUSS_GATEWAY__INGEST__ROUTES", "frames".to_owned()),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__SOURCE",
+            stream_arn.clone(),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__TABLE",
+            format!("{DB}.{}", table.table()),
+        ),
+        (
+            "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__FORMAT",
+            "arrow".to_owned(),
+        ),
+    ] {
+        env.push_str(&format!("{k}={v}\n"));
+    }
+    let env_file = std::env::temp_dir().join(format!("ingest-{u}.env"));
+    std::fs::write(&env_file, env).expect("env file");
+    let gw = Gateway::watch_with(&env_file).await;
+    let stream = |seqs: &[i64]| {
+        let notes: Vec<String> = seqs.iter().map(|s| format!("row-{s}")).collect();
+        let batch = RecordBatch::try_from_iter([
+            ("seq", Arc::new(Int64Array::from(seqs.to_vec())) as ArrayRef),
+            ("note", Arc::new(StringArray::from(notes)) as ArrayRef),
+        ])
+        .expect("batch");
+        let mut out = Vec::new();
+        let mut writer =
+            arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).expect("writer");
+        writer.write(&batch).expect("write");
+        writer.finish().expect("finish");
+        drop(writer);
+        out
+    };
+    let record = |shard: &str, seq: &str, data: &[u8]| {
+        json!({"kinesis": {"kinesisSchemaVersion": "1.0", "partitionKey": "k", "sequenceNumber": seq,
+                "data": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data),
+                "approximateArrivalTimestamp": 1796227200.0},
+            "eventSource": "aws:kinesis", "eventVersion": "1.0", "eventID": format!("{shard}:{seq}"),
+            "eventName": "aws:kinesis:record", "invokeIdentityArn": "arn:aws:iam::123456789012:role/x",
+            "awsRegion": "eu-west-1", "eventSourceARN": stream_arn})
+    };
+    let event = json!({"Records": [
+        record("shardId-000000000000", "201", &stream(&[1, 2, 3])),
+        record("shardId-000000000001", "301", &stream(&[10, 11])),
+        record("shardId-000000000001", "302", b"{\"seq\": 12}"),
+        record("shardId-000000000001", "303", &stream(&[13])),
+    ]});
+    let answer = invoke(gw.addr, &event, INVOKE_BOUND).await;
+    // The JSON record in the Arrow route is poison; the shard's next record waits behind it.
+    assert_eq!(
+        reported(&answer),
+        vec![json!("302"), json!("303")],
+        "{answer:?}"
+    );
+    let rows = log_rows(&conn, &table, 5).await;
+    let want: Vec<(i64, String)> = [1, 2, 3, 10, 11]
+        .into_iter()
+        .map(|s| (s, format!("row-{s}")))
+        .collect();
+    assert_eq!(rows, want);
+    drop(gw);
+    let _ = std::fs::remove_file(&env_file);
+}

@@ -414,6 +414,12 @@ pub mod ingest_routes {
             "",
             "a STRING column set to each record's source coordinates (SQS message id, Kinesis shard:sequence, DynamoDB event id, Kafka topic-partition@offset), so redelivered records can be told apart or collapse on a key",
         ),
+        Key::new(
+            "gateway.ingest.route.<name>.format",
+            Kind::Text,
+            "json",
+            "what a record holds: json (a row or an envelope) or arrow (a Kinesis or Kafka record holding an Arrow IPC stream of any number of rows)",
+        ),
     ];
 }
 
