@@ -323,7 +323,28 @@ def primary_key(journey):
             have = {**have, "n": int(have["n"])}
         if have != want:
             raise SystemExit(f"pk row {i}: {have} (wanted {want})")
-    journey.summary["primary_key"] = {"upserted": 100, "partial": 10, "deleted": 10, "equal": True}
+    # The same lookup answered as Arrow: the rows found, each with its key's position.
+    status, headers, body = request(
+        journey.url(table, "/records/lookup"), {"keys": [{"id": i} for i in ids]}, accept=ARROW
+    )
+    if status != 200 or headers.get("content-type") != ARROW:
+        raise SystemExit(f"arrow lookup: {status} {headers} {body[:300]!r}")
+    found = pa.ipc.open_stream(body).read_all()
+    if found.column_names != ["_index", "id", "v", "n"] or found.num_rows != 90:
+        raise SystemExit(f"arrow lookup: {found.schema} with {found.num_rows} rows")
+    if int(headers["fluss-record-count"]) != 90:
+        raise SystemExit(f"arrow lookup count header: {headers['fluss-record-count']}")
+    for index, row in zip(found.column("_index").to_pylist(), found.to_pylist()):
+        want = {"id": index, "v": f"new{index}" if index < 10 else f"v{index}", "n": index}
+        if {k: row[k] for k in ("id", "v", "n")} != want:
+            raise SystemExit(f"arrow lookup row {index}: {row} (wanted {want})")
+    journey.summary["primary_key"] = {
+        "upserted": 100,
+        "partial": 10,
+        "deleted": 10,
+        "arrow_lookup_rows": found.num_rows,
+        "equal": True,
+    }
 
 
 def hostile(journey, table):

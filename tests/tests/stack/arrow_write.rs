@@ -1,7 +1,7 @@
 //! [arrow] Columnar writes: real `pyarrow` and `polars` clients (from PyPI) write Arrow IPC
 //! streams through the write route (`tests/arrow/arrow_write.py`), and every row is read back
-//! from Fluss through the gateway equal to what was sent; hostile streams are refused with
-//! nothing written.
+//! from Fluss through the gateway equal to what was sent; lookups answer Arrow too; hostile
+//! streams are refused with nothing written.
 
 use std::time::Duration;
 
@@ -30,6 +30,7 @@ async fn pyarrow_and_polars_write_arrow_streams_read_back_equal_and_hostile_stre
     assert_eq!(summary["every_type"]["rows"], 60);
     assert_eq!(summary["polars"]["equal"], true, "{summary}");
     assert_eq!(summary["primary_key"]["equal"], true, "{summary}");
+    assert_eq!(summary["primary_key"]["arrow_lookup_rows"], 90, "{summary}");
     let hostile = summary["hostile"].as_object().expect("hostile cases");
     assert_eq!(hostile.len(), 6, "{summary}");
     for (case, answer) in hostile {

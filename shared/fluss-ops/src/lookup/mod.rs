@@ -8,7 +8,11 @@ mod fanout;
 mod point;
 mod prefix;
 
-use fluss::metadata::TablePath;
+use std::sync::Arc;
+
+use fluss::metadata::{RowType, TablePath};
+use fluss::row::GenericRow;
+use fluss::row::field_getter::FieldGetter;
 use fluss_pool::Pool;
 use gateway_core::GatewayError;
 use gateway_core::wire::{LookupResult, PrefixLookupResult};
@@ -37,6 +41,44 @@ pub async fn lookup_keys(
         gateway_telemetry::families::lookup_keys(cluster, found, results.len() as u64 - found);
     }
     results
+}
+
+/// [`lookup_keys`] keeping each found row as an owned row of the table's row type (the
+/// Arrow answer builds its batch from them), in input order; `None` for a key not found.
+pub async fn lookup_rows(
+    pool: &Pool,
+    call: &Call,
+    cluster: &str,
+    path: &TablePath,
+    keys: Keys<'_>,
+) -> Result<(RowType, Vec<Option<GenericRow<'static>>>), GatewayError> {
+    let (row_type, rows) = on_table(pool, call, cluster, path, |conn, handle| async move {
+        let row_type = handle.codec().row_type().clone();
+        let getters: Arc<Vec<FieldGetter>> = Arc::new(
+            row_type
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(pos, f)| FieldGetter::create(f.data_type(), pos))
+                .collect(),
+        );
+        let rows = point::lookup_keys_as(&conn, &handle, keys, &call.deadline, move |_, row| {
+            let mut owned = GenericRow::new(getters.len());
+            for (pos, getter) in getters.iter().enumerate() {
+                let datum = getter.get_field(row).map_err(|e| {
+                    GatewayError::internal(format!("a looked-up row does not read: {e}"))
+                })?;
+                owned.set_field(pos, datum);
+            }
+            Ok(owned.into_owned())
+        })
+        .await?;
+        Ok((row_type, rows))
+    })
+    .await?;
+    let found = rows.iter().filter(|r| r.is_some()).count() as u64;
+    gateway_telemetry::families::lookup_keys(cluster, found, rows.len() as u64 - found);
+    Ok((row_type, rows))
 }
 
 /// Runs prefix lookups on `path` of `cluster`: `columns` must be the table's partition columns

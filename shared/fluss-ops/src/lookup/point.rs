@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use fluss::row::InternalRow;
 use fluss_pool::{Deadline, PooledConnection, TableHandle};
 use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
@@ -20,31 +21,10 @@ pub(crate) async fn lookup_keys(
     keys: Keys<'_>,
     deadline: &Deadline,
 ) -> Result<Vec<LookupResult>, GatewayError> {
-    ensure_primary_key_table(handle)?;
-    let codec = handle.codec();
-    let rows = keys.decode(|(i, key)| codec.decode_key(RowRef::Key(i), key))?;
-    // Lookupers are taken before any task starts, so every key reaches fluss-rs's queue within
-    // one collection window and the request costs one round trip per tablet server.
-    let lookupers = handle.lookupers(rows.len())?;
-    let answers = all_in_flight(
-        conn,
-        deadline,
-        lookupers.into_iter().zip(rows).collect(),
-        |(mut lookuper, key)| {
-            let handle = handle.clone();
-            async move {
-                let result = lookuper.lookup(&key).await?;
-                let row = match result.get_single_row()? {
-                    None => None,
-                    Some(row) => Some(handle.codec().encode(&row)?),
-                };
-                Ok((row, lookuper))
-            }
-        },
-    )
+    let found = lookup_keys_as(conn, handle, keys, deadline, |handle, row| {
+        handle.codec().encode(row)
+    })
     .await?;
-    let (found, lookupers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
-    handle.recycle_lookupers(lookupers);
     Ok(found
         .into_iter()
         .enumerate()
@@ -56,4 +36,41 @@ pub(crate) async fn lookup_keys(
             }
         })
         .collect())
+}
+
+/// Looks up `keys` on `handle` and keeps each found row as `keep` makes it (JSON for the JSON
+/// answer, an owned row for the Arrow one), in input order; `None` for a key not found.
+pub(crate) async fn lookup_keys_as<T: Send + 'static>(
+    conn: &PooledConnection,
+    handle: &Arc<TableHandle>,
+    keys: Keys<'_>,
+    deadline: &Deadline,
+    keep: impl Fn(&TableHandle, &dyn InternalRow) -> Result<T, GatewayError> + Clone + Send + 'static,
+) -> Result<Vec<Option<T>>, GatewayError> {
+    ensure_primary_key_table(handle)?;
+    let codec = handle.codec();
+    let rows = keys.decode(|(i, key)| codec.decode_key(RowRef::Key(i), key))?;
+    // Lookupers are taken before any task starts, so every key reaches fluss-rs's queue within
+    // one collection window and the request costs one round trip per tablet server.
+    let lookupers = handle.lookupers(rows.len())?;
+    let answers = all_in_flight(
+        conn,
+        deadline,
+        lookupers.into_iter().zip(rows).collect(),
+        |(mut lookuper, key)| {
+            let (handle, keep) = (handle.clone(), keep.clone());
+            async move {
+                let result = lookuper.lookup(&key).await?;
+                let row = match result.get_single_row()? {
+                    None => None,
+                    Some(row) => Some(keep(&handle, &row)?),
+                };
+                Ok((row, lookuper))
+            }
+        },
+    )
+    .await?;
+    let (found, lookupers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+    handle.recycle_lookupers(lookupers);
+    Ok(found)
 }

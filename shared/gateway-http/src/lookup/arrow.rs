@@ -1,16 +1,21 @@
-//! Arrow answers of `POST …/records/read` (`Accept: application/vnd.apache.arrow.stream`): a
+//! Arrow answers (`Accept: application/vnd.apache.arrow.stream`) of `POST …/records/read` — a
 //! log table's record batches, as fluss-rs read them, written as one Arrow IPC stream with no
-//! per-row decoding. The stream holds the table's (projected) columns only; where the read
+//! per-row decoding; the stream holds the table's (projected) columns only, and where the read
 //! stands goes into headers, `Fluss-Next-Cursor` and `Fluss-Record-Count`, because an Arrow
-//! reader sees nothing but the stream.
+//! reader sees nothing but the stream — and of `POST …/records/lookup`: the rows found, each
+//! with the position of its key in the request (`_index`).
 
-use arrow_array::RecordBatch;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int32Array, RecordBatch};
 use arrow_ipc::writer::StreamWriter;
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use fluss::metadata::RowType;
+use fluss::record::RowAppendRecordBatchBuilder;
+use fluss::row::GenericRow;
 use fluss_ops::read::{LogRecord, RecordSink};
 use gateway_core::GatewayError;
 
@@ -21,6 +26,62 @@ use crate::checks::ARROW_STREAM;
 pub const NEXT_CURSOR_HEADER: &str = "fluss-next-cursor";
 /// The header carrying the number of records of an Arrow answer.
 pub const RECORD_COUNT_HEADER: &str = "fluss-record-count";
+
+/// The column of a lookup's Arrow answer that gives each row's key position in the request.
+pub const KEY_INDEX_COLUMN: &str = "_index";
+
+/// The Arrow answer of a lookup: one row per key found, in request order, its first column
+/// [`KEY_INDEX_COLUMN`] (INT32, the key's position from 0), then the table's columns; a key
+/// not found has no row. More than `max_bytes` (cut to three quarters, as a binary answer
+/// travels base64-encoded in a Lambda response) is 413.
+pub(super) fn lookup_answer(
+    row_type: &RowType,
+    rows: Vec<Option<GenericRow<'static>>>,
+    max_bytes: usize,
+) -> Result<Response, GatewayError> {
+    let failed = |what: &str, e: &dyn std::fmt::Display| {
+        GatewayError::internal(format!("the Arrow answer could not be {what}: {e}"))
+    };
+    let mut builder =
+        RowAppendRecordBatchBuilder::new(row_type).map_err(|e| failed("built", &e))?;
+    let mut indices = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(row) = row {
+            builder.append(row).map_err(|e| failed("built", &e))?;
+            indices.push(i32::try_from(i).unwrap_or(i32::MAX));
+        }
+    }
+    let batch = builder
+        .build_arrow_record_batch()
+        .map_err(|e| failed("built", &e))?;
+    let mut fields = vec![Arc::new(Field::new(
+        KEY_INDEX_COLUMN,
+        DataType::Int32,
+        false,
+    ))];
+    fields.extend(batch.schema().fields().iter().cloned());
+    let mut columns: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(indices))];
+    columns.extend(batch.columns().iter().cloned());
+    let answer = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| failed("built", &e))?;
+    let mut writer =
+        StreamWriter::try_new(Vec::new(), &answer.schema()).map_err(|e| failed("written", &e))?;
+    writer.write(&answer).map_err(|e| failed("written", &e))?;
+    writer.finish().map_err(|e| failed("written", &e))?;
+    let body = std::mem::take(writer.get_mut());
+    let limit = (max_bytes / 4 * 3).max(1);
+    if body.len() > limit {
+        return Err(GatewayError::limit(format!(
+            "the answer would take more than {limit} bytes as an Arrow stream (three quarters \
+             of `gateway.rest.lookup.max-response-bytes`); ask for fewer keys per request"
+        )));
+    }
+    let mut response = Response::new(Body::from(body));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(ARROW_STREAM));
+    headers.insert(RECORD_COUNT_HEADER, HeaderValue::from(answer.num_rows()));
+    Ok(response)
+}
 
 /// The record batches of an answer as an Arrow IPC stream, within the read's bounds.
 pub(super) struct ArrowRecords {

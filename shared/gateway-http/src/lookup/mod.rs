@@ -135,11 +135,31 @@ async fn lookup_records(
     State(state): State<LookupState>,
     Routed(ctx, params, input): Routed<TableParams>,
 ) -> Result<Response, ApiError> {
-    let admitted = state.admit(&params, input, |req: &LookupRequest, limits| {
-        limits.ensure_keys(&req.keys, "keys", limits.max_keys)
-    })?;
+    let offered = [JSON, ARROW_STREAM];
+    let admitted =
+        state.admit_answering(&params, input, &offered, |req: &LookupRequest, limits| {
+            limits.ensure_keys(&req.keys, "keys", limits.max_keys)
+        })?;
     let (path, req) = (&admitted.path, &admitted.req);
     let keys = fluss_ops::lookup::Keys::new(&req.keys, req.number_texts.as_ref());
+    if admitted.answer == ARROW_STREAM {
+        let (row_type, rows) =
+            fluss_ops::lookup::lookup_rows(&state.pool, &ctx.call, &params.cluster, path, keys)
+                .await?;
+        let (count, found) = (rows.len(), rows.iter().flatten().count());
+        let response = arrow::lookup_answer(&row_type, rows, state.limits.max_response_bytes)?;
+        tracing::info!(
+            request_id = %ctx.request_id,
+            cluster = %params.cluster,
+            table = %path,
+            keys = count,
+            found,
+            answer = ARROW_STREAM,
+            elapsed_ms = elapsed_ms(admitted.started),
+            "lookup"
+        );
+        return Ok(response);
+    }
     let results =
         fluss_ops::lookup::lookup_keys(&state.pool, &ctx.call, &params.cluster, path, keys).await?;
     state.limits.ensure_response_fits(&results)?;
