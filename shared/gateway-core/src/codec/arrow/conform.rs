@@ -302,21 +302,27 @@ fn row_column(
 }
 
 /// Whether every value of `to`'s own Arrow type is a value of `to` (no length, digit or
-/// nested check needed).
+/// nested check needed). A DECIMAL's own type holds only values of its precision: the Arrow
+/// reader validates them (`decimals_beyond_their_precision_are_refused`). A time or timestamp
+/// whose precision is its unit's keeps every digit of it.
 fn takes_every_value(to: &DataType) -> bool {
-    matches!(
-        to,
+    match to {
         DataType::Boolean(_)
-            | DataType::TinyInt(_)
-            | DataType::SmallInt(_)
-            | DataType::Int(_)
-            | DataType::BigInt(_)
-            | DataType::Float(_)
-            | DataType::Double(_)
-            | DataType::String(_)
-            | DataType::Bytes(_)
-            | DataType::Date(_)
-    )
+        | DataType::TinyInt(_)
+        | DataType::SmallInt(_)
+        | DataType::Int(_)
+        | DataType::BigInt(_)
+        | DataType::Float(_)
+        | DataType::Double(_)
+        | DataType::String(_)
+        | DataType::Bytes(_)
+        | DataType::Date(_)
+        | DataType::Decimal(_) => true,
+        DataType::Timestamp(t) => matches!(t.precision(), 0 | 3 | 6 | 9),
+        DataType::TimestampLTz(t) => matches!(t.precision(), 0 | 3 | 6 | 9),
+        DataType::Time(t) => matches!(t.precision(), 0 | 3 | 6 | 9),
+        _ => false,
+    }
 }
 
 /// The Arrow type fluss-rs gives `to`.

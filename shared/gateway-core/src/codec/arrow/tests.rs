@@ -386,3 +386,30 @@ fn an_arrow_schema_with_a_lying_type_does_not_pass() {
     let e = decode(&log_table(), &spliced).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidArgument, "{}", e.message());
 }
+
+#[test]
+fn decimals_beyond_their_precision_are_refused() {
+    use arrow_array::Decimal128Array;
+    let table = codec(
+        &[(
+            "price",
+            json!({"type": "DECIMAL", "precision": 5, "scale": 2}),
+            true,
+        )],
+        &[],
+        &[],
+    );
+    // The table's own Arrow type, DECIMAL(5, 2), holding 123456.78 (8 digits): arrow-rs builds
+    // the array without looking at its values, and the stream carries them as they are.
+    let lying = Decimal128Array::from(vec![12_345_678_i128])
+        .with_precision_and_scale(5, 2)
+        .expect("type");
+    let body = stream(vec![("price", Arc::new(lying) as ArrayRef)]);
+    let message = refused(&table, &body);
+    assert!(message.contains("precision"), "{message}");
+    let fits = Decimal128Array::from(vec![12_345_i128])
+        .with_precision_and_scale(5, 2)
+        .expect("type");
+    let batch = decode(&table, &stream(vec![("price", Arc::new(fits) as ArrayRef)])).unwrap();
+    assert_eq!(batch.entries.len(), 1);
+}
