@@ -264,21 +264,7 @@ impl Ingest {
                 indexes.into_iter().zip(done).collect::<Vec<_>>()
             });
         }
-        while let Some(done) = running.join_next().await {
-            match done {
-                Ok(done) => {
-                    for (i, outcome) in done {
-                        outcomes[i] = Some(outcome);
-                    }
-                }
-                Err(e) => tracing::error!(error = %e, "an ingest task failed"),
-            }
-        }
-        // A record whose task died is reported: never claimed written.
-        outcomes
-            .into_iter()
-            .map(|o| o.unwrap_or_else(|| Outcome::Failed("internal error".to_owned())))
-            .collect()
+        settle(running, outcomes).await
     }
 
     /// One table's records, no order to keep: batches of at most [`UNORDERED_BATCH_ROWS`],
@@ -418,20 +404,7 @@ impl Ingest {
                 done
             });
         }
-        while let Some(done) = running.join_next().await {
-            match done {
-                Ok(done) => {
-                    for (i, outcome) in done {
-                        outcomes[i] = Some(outcome);
-                    }
-                }
-                Err(e) => tracing::error!(error = %e, "an ingest task failed"),
-            }
-        }
-        outcomes
-            .into_iter()
-            .map(|o| o.unwrap_or_else(|| Outcome::Failed("internal error".to_owned())))
-            .collect()
+        settle(running, outcomes).await
     }
 
     /// One Arrow record through the write operation: written when every row is acknowledged;
@@ -520,6 +493,29 @@ impl Ingest {
         let outcomes = fluss_ops::write::write(&self.pool, call, cluster, path, req).await?;
         Ok(outcomes.into_iter().map(|(_, o)| o).collect())
     }
+}
+
+/// Every record's outcome once `running` (tasks answering `(record index, outcome)` pairs) is
+/// done, over those `outcomes` already has. A record whose task died is reported: never
+/// claimed written.
+async fn settle(
+    mut running: JoinSet<Vec<(usize, Outcome)>>,
+    mut outcomes: Vec<Option<Outcome>>,
+) -> Vec<Outcome> {
+    while let Some(done) = running.join_next().await {
+        match done {
+            Ok(done) => {
+                for (i, outcome) in done {
+                    outcomes[i] = Some(outcome);
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "an ingest task failed"),
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Outcome::Failed("internal error".to_owned())))
+        .collect()
 }
 
 /// The table a record goes to, for grouping.

@@ -673,32 +673,24 @@ async fn skipped_poison_records_are_acknowledged_and_do_not_hold_their_shard() {
     let u = unique_name("s");
     let table = create_log_table(&conn, DB, &format!("skip_{u}")).await;
     let stream_arn = format!("arn:aws:kinesis:eu-west-1:123456789012:stream/skip-{u}");
-    let mut env = std::fs::read_to_string(Stack::env_path()).expect("stack env");
-    for (k, v) in [
-        ("FLUSS_GATEWAY__INGEST__POISON_RECORDS", "skip".to_owned()),
-        ("FLUSS_GATEWAY__INGEST__ROUTES", "skip".to_owned()),
-        (
-            "FLUSS_GATEWAY__INGEST__ROUTE__SKIP__SOURCE",
-            stream_arn.clone(),
-        ),
-        (
-            "FLUSS_GATEWAY__INGEST__ROUTE__SKIP__TABLE",
-            format!("{DB}.{}", table.table()),
-        ),
-    ] {
-        env.push_str(&format!("{k}={v}\n"));
-    }
-    let env_file = std::env::temp_dir().join(format!("ingest-{u}.env"));
-    std::fs::write(&env_file, env).expect("env file");
-    let gw = Gateway::watch_with(&env_file).await;
-    let record = |seq: &str, data: &[u8]| {
-        json!({"kinesis": {"kinesisSchemaVersion": "1.0", "partitionKey": "k", "sequenceNumber": seq,
-                "data": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data),
-                "approximateArrivalTimestamp": 1796227200.0},
-            "eventSource": "aws:kinesis", "eventVersion": "1.0", "eventID": format!("shardId-000000000000:{seq}"),
-            "eventName": "aws:kinesis:record", "invokeIdentityArn": "arn:aws:iam::123456789012:role/x",
-            "awsRegion": "eu-west-1", "eventSourceARN": stream_arn})
-    };
+    let (gw, env_file) = watch_with_settings(
+        &u,
+        &[
+            ("FLUSS_GATEWAY__INGEST__POISON_RECORDS", "skip".to_owned()),
+            ("FLUSS_GATEWAY__INGEST__ROUTES", "skip".to_owned()),
+            (
+                "FLUSS_GATEWAY__INGEST__ROUTE__SKIP__SOURCE",
+                stream_arn.clone(),
+            ),
+            (
+                "FLUSS_GATEWAY__INGEST__ROUTE__SKIP__TABLE",
+                format!("{DB}.{}", table.table()),
+            ),
+        ],
+    )
+    .await;
+    let record =
+        |seq: &str, data: &[u8]| kinesis_record(&stream_arn, "shardId-000000000000", seq, data);
     let event = json!({"Records": [
         record("101", br#"{"seq":1,"note":"before"}"#),
         record("102", br#"{"seq":"x","note":"secret-payload-skip"}"#),
@@ -746,27 +738,25 @@ async fn arrow_records_of_a_kinesis_route_land_row_for_row() {
     let u = unique_name("a");
     let table = create_log_table(&conn, DB, &format!("arrow_{u}")).await;
     let stream_arn = format!("arn:aws:kinesis:eu-west-1:123456789012:stream/arrow-{u}");
-    let mut env = std::fs::read_to_string(Stack::env_path()).expect("stack env");
-    for (k, v) in [
-        ("FLUSS_GATEWAY__INGEST__ROUTES", "frames".to_owned()),
-        (
-            "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__SOURCE",
-            stream_arn.clone(),
-        ),
-        (
-            "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__TABLE",
-            format!("{DB}.{}", table.table()),
-        ),
-        (
-            "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__FORMAT",
-            "arrow".to_owned(),
-        ),
-    ] {
-        env.push_str(&format!("{k}={v}\n"));
-    }
-    let env_file = std::env::temp_dir().join(format!("ingest-{u}.env"));
-    std::fs::write(&env_file, env).expect("env file");
-    let gw = Gateway::watch_with(&env_file).await;
+    let (gw, env_file) = watch_with_settings(
+        &u,
+        &[
+            ("FLUSS_GATEWAY__INGEST__ROUTES", "frames".to_owned()),
+            (
+                "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__SOURCE",
+                stream_arn.clone(),
+            ),
+            (
+                "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__TABLE",
+                format!("{DB}.{}", table.table()),
+            ),
+            (
+                "FLUSS_GATEWAY__INGEST__ROUTE__FRAMES__FORMAT",
+                "arrow".to_owned(),
+            ),
+        ],
+    )
+    .await;
     let stream = |seqs: &[i64]| {
         let notes: Vec<String> = seqs.iter().map(|s| format!("row-{s}")).collect();
         let batch = RecordBatch::try_from_iter([
@@ -782,14 +772,8 @@ async fn arrow_records_of_a_kinesis_route_land_row_for_row() {
         drop(writer);
         out
     };
-    let record = |shard: &str, seq: &str, data: &[u8]| {
-        json!({"kinesis": {"kinesisSchemaVersion": "1.0", "partitionKey": "k", "sequenceNumber": seq,
-                "data": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data),
-                "approximateArrivalTimestamp": 1796227200.0},
-            "eventSource": "aws:kinesis", "eventVersion": "1.0", "eventID": format!("{shard}:{seq}"),
-            "eventName": "aws:kinesis:record", "invokeIdentityArn": "arn:aws:iam::123456789012:role/x",
-            "awsRegion": "eu-west-1", "eventSourceARN": stream_arn})
-    };
+    let record =
+        |shard: &str, seq: &str, data: &[u8]| kinesis_record(&stream_arn, shard, seq, data);
     let event = json!({"Records": [
         record("shardId-000000000000", "201", &stream(&[1, 2, 3])),
         record("shardId-000000000001", "301", &stream(&[10, 11])),
@@ -811,4 +795,29 @@ async fn arrow_records_of_a_kinesis_route_land_row_for_row() {
     assert_eq!(rows, want);
     drop(gw);
     let _ = std::fs::remove_file(&env_file);
+}
+
+/// `cargo lambda watch` over the stack's settings and `settings`, in an env file of its own
+/// (named after `u`; the caller removes it).
+async fn watch_with_settings(
+    u: &str,
+    settings: &[(&str, String)],
+) -> (Gateway, std::path::PathBuf) {
+    let mut env = std::fs::read_to_string(Stack::env_path()).expect("stack env");
+    for (k, v) in settings {
+        env.push_str(&format!("{k}={v}\n"));
+    }
+    let env_file = std::env::temp_dir().join(format!("ingest-{u}.env"));
+    std::fs::write(&env_file, env).expect("env file");
+    (Gateway::watch_with(&env_file).await, env_file)
+}
+
+/// A Kinesis record of `stream_arn` as Lambda delivers it, `data` base64-encoded.
+fn kinesis_record(stream_arn: &str, shard: &str, seq: &str, data: &[u8]) -> Value {
+    json!({"kinesis": {"kinesisSchemaVersion": "1.0", "partitionKey": "k", "sequenceNumber": seq,
+            "data": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, data),
+            "approximateArrivalTimestamp": 1796227200.0},
+        "eventSource": "aws:kinesis", "eventVersion": "1.0", "eventID": format!("{shard}:{seq}"),
+        "eventName": "aws:kinesis:record", "invokeIdentityArn": "arn:aws:iam::123456789012:role/x",
+        "awsRegion": "eu-west-1", "eventSourceARN": stream_arn})
 }
