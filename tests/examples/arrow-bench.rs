@@ -7,7 +7,8 @@
 //! - (b) on the running local stack, a log table of those columns (no bucket key): rows/s of
 //!   BATCHES bodies of ROWS rows through the write route as Arrow, against the direct fluss-rs
 //!   `append_arrow_batch` of the same batch, and against the write route with the same rows as
-//!   JSON.
+//!   JSON; both route requests ask `Prefer: return=minimal` (counts and failures, no list of
+//!   10,000 success ids), as a bulk writer does.
 //!
 //! ```text
 //! cargo run --release -p integration-tests --features bench --example arrow-bench [-- ROWS BATCHES RUNS]
@@ -339,8 +340,10 @@ async fn send(
     content_type: &str,
     rows: usize,
 ) -> Result<(), String> {
+    // A bulk writer asks for the answer without the 10,000 success ids (RFC 7240).
     let req = Request::post(url)
         .header("content-type", content_type)
+        .header("prefer", "return=minimal")
         .body(Body::from(body))
         .map_err(|e| e.to_string())?;
     let (status, bytes) = call_read(router, req).await?;

@@ -22,8 +22,8 @@ use crate::built::{BuiltRows, TakeRows};
 use crate::call::Call;
 use crate::partitions::ensure_partitions_exist;
 use crate::table::on_table;
-pub use crate::write_acks::Outcome;
 use crate::write_acks::{Ack, Pending, await_acks, ensure_not_all_gone, finish, resend_rounds};
+pub use crate::write_acks::{Ids, Outcome};
 
 /// What a write decodes its rows from.
 #[derive(Debug, Clone, Copy)]
@@ -40,8 +40,9 @@ pub enum WriteInput<'a> {
     },
     /// Rows built by their producer in the table's column order (the OTLP receiver's).
     Built(&'a dyn TakeRows<'a>),
-    /// An Arrow IPC stream, read and checked ([`RowCodec::decode_arrow`]).
-    Arrow(&'a ArrowBody),
+    /// An Arrow IPC stream, read and checked ([`RowCodec::decode_arrow`]), and which of its
+    /// rows' outcomes need their id.
+    Arrow(&'a ArrowBody, Ids),
 }
 
 impl<'a> WriteInput<'a> {
@@ -52,7 +53,7 @@ impl<'a> WriteInput<'a> {
             WriteInput::Request(req) => codec.decode_request(req),
             WriteInput::Json { body, max_rows } => codec.decode_write_body(body, *max_rows),
             WriteInput::Built(built) => codec.append_rows(built.row_type(), built.take()?),
-            WriteInput::Arrow(body) => codec.decode_arrow(body),
+            WriteInput::Arrow(body, _) => codec.decode_arrow(body),
         }
     }
 }
@@ -164,8 +165,9 @@ pub async fn write_arrow(
     cluster: &str,
     path: &TablePath,
     body: &ArrowBody,
+    ids: Ids,
 ) -> Result<Vec<Outcome>, GatewayError> {
-    let outcomes = write_input(pool, call, cluster, path, WriteInput::Arrow(body)).await;
+    let outcomes = write_input(pool, call, cluster, path, WriteInput::Arrow(body, ids)).await;
     count_rows(cluster, body.rows(), &outcomes);
     outcomes
 }
@@ -213,10 +215,11 @@ async fn write_input(
     input: WriteInput<'_>,
 ) -> Result<Vec<Outcome>, GatewayError> {
     on_table(pool, call, cluster, path, |conn, handle| async move {
-        if let WriteInput::Arrow(body) = input
+        if let WriteInput::Arrow(body, ids) = input
             && crate::write_arrow::takes_batches(&handle)
         {
-            return crate::write_arrow::append_batches(&conn, &handle, body, &call.deadline).await;
+            return crate::write_arrow::append_batches(&conn, &handle, body, ids, &call.deadline)
+                .await;
         }
         let batch = input.decode(handle.codec())?;
         // A resend needs the rows again; they are decoded again then rather than kept.

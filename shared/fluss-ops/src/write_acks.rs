@@ -8,6 +8,16 @@ use gateway_core::{ErrorCode, GatewayError};
 
 use crate::write_errors::{outcome_unknown, refused_unwritten};
 
+/// Which outcomes of an Arrow write carry their entry id (the row's position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ids {
+    /// Every row's (the write route's full answer).
+    Every,
+    /// Only the rows not written (an answer without the list of successes, or ingestion,
+    /// which counts them): a success's id is left empty, and 10,000 ids are not formatted.
+    FailuresOnly,
+}
+
 /// One entry's outcome, in input order.
 pub type Outcome = (String, Result<(), GatewayError>);
 

@@ -19,7 +19,9 @@ use gateway_core::codec::arrow::{ArrowBody, ConformedArrow};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::partitions::{ensure_named_partitions_exist, partition_value};
-use crate::write_acks::{Ack, Outcome, Pending, await_acks, ensure_not_all_gone, resend_rounds};
+use crate::write_acks::{
+    Ack, Ids, Outcome, Pending, await_acks, ensure_not_all_gone, resend_rounds,
+};
 
 /// Whether `handle`'s table takes Arrow bodies as batches: a log table without a bucket key
 /// whose partition columns (if any) are named from their values as Fluss names them.
@@ -60,6 +62,7 @@ pub(crate) async fn append_batches(
     conn: &PooledConnection,
     handle: &TableHandle,
     body: &ArrowBody,
+    ids: Ids,
     deadline: &Deadline,
 ) -> Result<Vec<Outcome>, GatewayError> {
     let conformed = handle.codec().conform_arrow(body)?;
@@ -86,14 +89,26 @@ pub(crate) async fn append_batches(
     )
     .await;
     ensure_not_all_gone(handle, &outcomes)?;
-    Ok(per_row(&units, outcomes, conformed.rows()))
+    Ok(per_row(&units, outcomes, conformed.rows(), ids))
 }
 
 /// Each row's outcome, its batch's, in stream order with its position as its id.
-fn per_row(units: &[Unit], outcomes: Vec<Result<(), GatewayError>>, rows: usize) -> Vec<Outcome> {
+fn per_row(
+    units: &[Unit],
+    outcomes: Vec<Result<(), GatewayError>>,
+    rows: usize,
+    ids: Ids,
+) -> Vec<Outcome> {
     // Ids are formatted with itoa: `usize::to_string` through `fmt` was most of the 0.4 ms
-    // this took for 10,000 rows (arrow-bench).
-    let id = |row: usize| itoa::Buffer::new().format(row).to_owned();
+    // this took for 10,000 rows (arrow-bench). A success needs none when only failures are
+    // named (an empty `String` allocates nothing).
+    let id = |row: usize, outcome: &Result<(), GatewayError>| {
+        if ids == Ids::FailuresOnly && outcome.is_ok() {
+            String::new()
+        } else {
+            itoa::Buffer::new().format(row).to_owned()
+        }
+    };
     let in_order = units
         .iter()
         .flat_map(|u| u.rows.iter())
@@ -102,7 +117,11 @@ fn per_row(units: &[Unit], outcomes: Vec<Result<(), GatewayError>>, rows: usize)
     if in_order {
         let mut out = Vec::with_capacity(rows);
         for (unit, outcome) in units.iter().zip(outcomes) {
-            out.extend(unit.rows.iter().map(|&row| (id(row), outcome.clone())));
+            out.extend(
+                unit.rows
+                    .iter()
+                    .map(|&row| (id(row, &outcome), outcome.clone())),
+            );
         }
         return out;
     }
@@ -120,7 +139,7 @@ fn per_row(units: &[Unit], outcomes: Vec<Result<(), GatewayError>>, rows: usize)
             let outcome = outcome.unwrap_or_else(|| {
                 Err(GatewayError::internal("a row of the body was in no batch"))
             });
-            (id(row), outcome)
+            (id(row, &outcome), outcome)
         })
         .collect()
 }
@@ -265,7 +284,7 @@ mod tests {
             vec![unit(&[0, 1]), unit(&[2, 3])],
             vec![unit(&[0, 3]), unit(&[1, 2])],
         ] {
-            let out = per_row(&units, vec![Ok(()), Err(refused.clone())], 4);
+            let out = per_row(&units, vec![Ok(()), Err(refused.clone())], 4, Ids::Every);
             let ids: Vec<&str> = out.iter().map(|(id, _)| id.as_str()).collect();
             assert_eq!(ids, ["0", "1", "2", "3"]);
             let ok: Vec<bool> = out.iter().map(|(_, o)| o.is_ok()).collect();

@@ -418,7 +418,8 @@ impl Ingest {
         };
         let cluster = route.cluster.as_deref().unwrap_or(&self.default_cluster);
         let path = TablePath::new(route.database.clone(), route.table.clone());
-        match fluss_ops::write::write_arrow(&self.pool, call, cluster, &path, &body).await {
+        let ids = fluss_ops::write::Ids::FailuresOnly;
+        match fluss_ops::write::write_arrow(&self.pool, call, cluster, &path, &body, ids).await {
             Err(e) => refused(&e),
             Ok(outcomes) => {
                 let failed: Vec<&GatewayError> = outcomes

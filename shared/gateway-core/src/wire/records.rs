@@ -463,21 +463,47 @@ impl WriteResponse {
     where
         I: IntoIterator<Item = (String, Result<(), GatewayError>)>,
     {
+        Self::collect(outcomes, true)
+    }
+
+    /// As [`WriteResponse::from_outcomes`] without the list of successes (`Prefer:
+    /// return=minimal`): the counts are exact, `successes` is empty, every failure is listed.
+    pub fn from_outcomes_minimal<I>(outcomes: I) -> Self
+    where
+        I: IntoIterator<Item = (String, Result<(), GatewayError>)>,
+    {
+        Self::collect(outcomes, false)
+    }
+
+    fn collect<I>(outcomes: I, keep_successes: bool) -> Self
+    where
+        I: IntoIterator<Item = (String, Result<(), GatewayError>)>,
+    {
         let outcomes = outcomes.into_iter();
         // Room for every entry up front: most succeed, and growing a list of thousands step by
         // step copies it again at each step while the caller waits.
-        let mut successes = Vec::with_capacity(outcomes.size_hint().0);
-        let mut failures = Vec::new();
+        let room = if keep_successes {
+            outcomes.size_hint().0
+        } else {
+            0
+        };
+        let mut successes = Vec::with_capacity(room);
+        let (mut succeeded, mut failures) = (0usize, Vec::new());
         for (id, outcome) in outcomes {
             match outcome {
-                Ok(()) => successes.push(WriteSuccess { id }),
+                Ok(()) => {
+                    succeeded += 1;
+                    if keep_successes {
+                        successes.push(WriteSuccess { id });
+                    }
+                }
                 Err(e) => failures.push(WriteFailure::new(id, &e)),
             }
         }
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         WriteResponse {
-            row_count: count(successes.len() + failures.len()),
-            success_count: count(successes.len()),
+            row_count: count(succeeded + failures.len()),
+            success_count: count(succeeded),
             error_count: count(failures.len()),
             successes,
             failures,
@@ -528,6 +554,31 @@ fn push_json_string(out: &mut Vec<u8>, s: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_minimal_answer_counts_every_entry_and_lists_only_failures() {
+        use super::WriteResponse;
+        let outcomes = || {
+            vec![
+                ("a".to_owned(), Ok(())),
+                ("b".to_owned(), Err(crate::GatewayError::invalid("no"))),
+                (String::new(), Ok(())),
+            ]
+        };
+        let minimal = WriteResponse::from_outcomes_minimal(outcomes());
+        let full = WriteResponse::from_outcomes(outcomes());
+        assert_eq!(
+            (
+                minimal.row_count,
+                minimal.success_count,
+                minimal.error_count
+            ),
+            (full.row_count, full.success_count, full.error_count)
+        );
+        assert_eq!((full.success_count, full.error_count), (2, 1));
+        assert!(minimal.successes.is_empty());
+        assert_eq!(minimal.failures, full.failures);
+    }
+
     #[test]
     fn ndjson_lines_are_bare_rows_or_entries_with_ids_from_line_numbers() {
         let body = b"{\"id\":7,\"v\":1}\r\n\n{\"id\":\"x\",\"delete\":{\"id\":8}}\n{\"upsert\":{\"id\":9}}\n";

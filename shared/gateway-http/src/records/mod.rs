@@ -106,6 +106,7 @@ async fn write_records(
         }),
     };
     let max_rows = state.limits.max_rows;
+    let minimal = prefers_minimal(input.headers());
     let body = if input.is_ndjson() {
         let lines = input.ndjson()?;
         ensure_row_limit(lines.len(), max_rows)?;
@@ -131,7 +132,7 @@ async fn write_records(
         );
         async move {
             let _permit = permit;
-            write_body(&pool, &call, &cluster, &path, body, max_rows).await
+            write_body(&pool, &call, &cluster, &path, body, max_rows, minimal).await
         }
     };
     let (response, replayed) = match (&state.idempotency, key) {
@@ -150,7 +151,31 @@ async fn write_records(
         elapsed_ms = elapsed_ms(started),
         "write"
     );
-    Ok(json_response(response.body, replayed))
+    let mut response = json_response(response.body, replayed);
+    if minimal {
+        response
+            .headers_mut()
+            .insert(PREFERENCE_APPLIED, HeaderValue::from_static(RETURN_MINIMAL));
+    }
+    Ok(response)
+}
+
+/// `Prefer: return=minimal` (RFC 7240): the answer leaves out the list of successes (the
+/// counts and every failure stay), which for 10,000 rows is most of its bytes and of the
+/// work of making it.
+const RETURN_MINIMAL: &str = "return=minimal";
+/// The header that says a preference was applied (RFC 7240).
+const PREFERENCE_APPLIED: &str = "preference-applied";
+
+/// Whether the request asks for the minimal answer (any `Prefer` header naming
+/// `return=minimal`, case-insensitively, among its preferences).
+fn prefers_minimal(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get_all("prefer")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim().eq_ignore_ascii_case(RETURN_MINIMAL))
 }
 
 /// The outcome of a write as answered: the counts (for the log line) and the JSON body.
@@ -267,13 +292,19 @@ async fn write_body(
     path: &fluss::metadata::TablePath,
     body: Body,
     max_rows: usize,
+    minimal: bool,
 ) -> Result<WriteResponse, GatewayError> {
     let outcomes = match body {
         Body::Json(bytes) => {
             fluss_ops::write::write_json(pool, call, cluster, path, &bytes, max_rows).await?
         }
         Body::Arrow(body) => {
-            fluss_ops::write::write_arrow(pool, call, cluster, path, &body).await?
+            let ids = if minimal {
+                fluss_ops::write::Ids::FailuresOnly
+            } else {
+                fluss_ops::write::Ids::Every
+            };
+            fluss_ops::write::write_arrow(pool, call, cluster, path, &body, ids).await?
         }
         Body::Lines(lines) => {
             let primary_key = lines.has_bare_rows()
@@ -281,7 +312,11 @@ async fn write_body(
             fluss_ops::write::write(pool, call, cluster, path, &lines.resolve(primary_key)).await?
         }
     };
-    Ok(WriteResponse::from_outcomes(outcomes))
+    Ok(if minimal {
+        WriteResponse::from_outcomes_minimal(outcomes)
+    } else {
+        WriteResponse::from_outcomes(outcomes)
+    })
 }
 
 /// A write body in either of its media types.
@@ -334,6 +369,22 @@ mod tests {
     }
 
     const ONE_ROW: &str = r#"{"entries":[{"id":"e1","upsert":{"id":1}}]}"#;
+
+    #[test]
+    fn prefer_return_minimal_is_read_among_other_preferences() {
+        let with = |values: &[&str]| {
+            let mut headers = axum::http::HeaderMap::new();
+            for v in values {
+                headers.append("prefer", v.parse().unwrap());
+            }
+            prefers_minimal(&headers)
+        };
+        assert!(with(&["return=minimal"]));
+        assert!(with(&["respond-async, Return=Minimal"]));
+        assert!(with(&["wait=5", "return=minimal"]));
+        assert!(!with(&["return=representation"]));
+        assert!(!with(&[]));
+    }
 
     #[tokio::test]
     async fn cheap_checks_answer_before_touching_fluss() {
