@@ -1,5 +1,6 @@
 //! The write route while the TabletServer is frozen (SIGSTOP), on a PRIVATE cluster: the answer
-//! comes within the deadline (+1 s) and never reports an un-acked row as written.
+//! comes within the deadline (+1 s) and never reports an un-acked row as written, for a JSON
+//! body and for an Arrow body (appended as a record batch).
 
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,58 @@ async fn a_write_to_a_frozen_tablet_server_reports_timeouts_and_no_success() {
     stack.signal("tablet", "CONT");
     println!(
         "SIGSTOP write: status {} after {elapsed:?} (deadline {budget:?}): {}",
+        answer.status, answer.body
+    );
+    assert!(elapsed < budget + Duration::from_secs(1), "{elapsed:?}");
+    match answer.status {
+        200 => {
+            assert_eq!(answer.body["success_count"], 0, "{answer:?}");
+            assert_eq!(answer.body["error_count"], 3, "{answer:?}");
+            for f in answer.body["failures"].as_array().expect("failures") {
+                assert_eq!(f["error_code"], "timeout", "{answer:?}");
+            }
+        }
+        503 => answer.assert_error(503, "unavailable"),
+        504 => answer.assert_error(504, "timeout"),
+        other => panic!("unexpected status {other}: {answer:?}"),
+    }
+
+    // [arrow] The same for an Arrow body on a log table, appended as a record batch.
+    let log = crate::support::ingest::create_log_table(&conn, "write_it", "frozen_arrow").await;
+    let url = records_url("default", &log);
+    let arrow = |seqs: &[i64]| {
+        use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+        let notes: Vec<String> = seqs.iter().map(|s| format!("n{s}")).collect();
+        let batch = RecordBatch::try_from_iter([
+            (
+                "seq",
+                std::sync::Arc::new(Int64Array::from(seqs.to_vec())) as ArrayRef,
+            ),
+            (
+                "note",
+                std::sync::Arc::new(StringArray::from(notes)) as ArrayRef,
+            ),
+        ])
+        .expect("batch");
+        let mut out = Vec::new();
+        let mut writer =
+            arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).expect("writer");
+        writer.write(&batch).expect("write");
+        writer.finish().expect("finish");
+        drop(writer);
+        out
+    };
+    let ctype = "application/vnd.apache.arrow.stream";
+    let warm = http(gw.addr, "POST", &url, ctype, &arrow(&[1, 2])).await;
+    assert_eq!(warm.status, 200, "{warm:?}");
+    assert_eq!(warm.body["success_count"], 2, "{warm:?}");
+    stack.signal("tablet", "STOP");
+    let started = Instant::now();
+    let answer = http(gw.addr, "POST", &url, ctype, &arrow(&[3, 4, 5])).await;
+    let elapsed = started.elapsed();
+    stack.signal("tablet", "CONT");
+    println!(
+        "SIGSTOP Arrow write: status {} after {elapsed:?} (deadline {budget:?}): {}",
         answer.status, answer.body
     );
     assert!(elapsed < budget + Duration::from_secs(1), "{elapsed:?}");
