@@ -729,10 +729,6 @@ async fn skipped_poison_records_are_acknowledged_and_do_not_hold_their_shard() {
 /// stream is reported as poison, and the shard's records after it are not written.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arrow_records_of_a_kinesis_route_land_row_for_row() {
-    use std::sync::Arc;
-
-    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-
     let stack = Stack::load();
     let conn = stack.connect_plaintext().await;
     let u = unique_name("a");
@@ -757,21 +753,7 @@ async fn arrow_records_of_a_kinesis_route_land_row_for_row() {
         ],
     )
     .await;
-    let stream = |seqs: &[i64]| {
-        let notes: Vec<String> = seqs.iter().map(|s| format!("row-{s}")).collect();
-        let batch = RecordBatch::try_from_iter([
-            ("seq", Arc::new(Int64Array::from(seqs.to_vec())) as ArrayRef),
-            ("note", Arc::new(StringArray::from(notes)) as ArrayRef),
-        ])
-        .expect("batch");
-        let mut out = Vec::new();
-        let mut writer =
-            arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).expect("writer");
-        writer.write(&batch).expect("write");
-        writer.finish().expect("finish");
-        drop(writer);
-        out
-    };
+    let stream = log_arrow_stream;
     let record =
         |shard: &str, seq: &str, data: &[u8]| kinesis_record(&stream_arn, shard, seq, data);
     let event = json!({"Records": [

@@ -293,6 +293,31 @@ fn attribute(v: &aws_sdk_dynamodbstreams::types::AttributeValue) -> Value {
     }
 }
 
+/// Rows of a [`create_log_table`] table (`seq`, `note` = `row-<seq>`) as an Arrow IPC stream,
+/// the body of an Arrow write or of an Arrow Kinesis record.
+pub fn log_arrow_stream(seqs: &[i64]) -> Vec<u8> {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    let notes: Vec<String> = seqs.iter().map(|s| format!("row-{s}")).collect();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "seq",
+            std::sync::Arc::new(Int64Array::from(seqs.to_vec())) as ArrayRef,
+        ),
+        (
+            "note",
+            std::sync::Arc::new(StringArray::from(notes)) as ArrayRef,
+        ),
+    ])
+    .expect("batch");
+    let mut out = Vec::new();
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new(&mut out, &batch.schema()).expect("writer");
+    writer.write(&batch).expect("write");
+    writer.finish().expect("finish");
+    drop(writer);
+    out
+}
+
 /// `seq BIGINT, note STRING`, a log table with one bucket.
 pub async fn create_log_table(conn: &FlussConnection, database: &str, table: &str) -> TablePath {
     let path = TablePath::new(database.to_owned(), table.to_owned());

@@ -17,30 +17,27 @@ pub struct ArrowLimits {
     pub max_decoded_bytes: usize,
 }
 
-/// What the messages of a stream declare, once checked.
+/// What the messages of a stream declare so far.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Declared {
+struct Declared {
     /// Rows of every record batch.
-    pub rows: usize,
+    rows: usize,
     /// Bytes of every buffer once decompressed (stored size when not compressed).
-    pub decoded_bytes: usize,
+    decoded_bytes: usize,
 }
 
 /// Walks the messages of `stream` (continuation markers, metadata, bodies) up to its end
 /// marker or its last byte, checking each against `limits`. A stream cut short, a message
 /// that does not parse or a buffer outside its body is 400; rows, elements or decompressed
 /// bytes beyond the limits are 413.
-pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<Declared, GatewayError> {
+pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<(), GatewayError> {
     let mut declared = Declared::default();
     let mut at = 0usize;
     // A `Null` column takes no bytes, so its declared length is all there is to bound: no
     // honest column has more elements than 8 per byte of buffers (a bitmap), plus the rows.
-    let element_bound = |declared: &Declared| {
-        limits
-            .max_rows
-            .saturating_add(limits.max_decoded_bytes.saturating_mul(8))
-            .max(declared.rows)
-    };
+    let element_bound = limits
+        .max_rows
+        .saturating_add(limits.max_decoded_bytes.saturating_mul(8));
     while at < stream.len() {
         let mut size = read_i32(stream, at)?;
         at += 4;
@@ -91,9 +88,8 @@ pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<Declared, Gate
                 )));
             }
         };
-        let bound = element_bound(&declared);
         for node in batch.nodes().iter().flatten() {
-            if usize::try_from(node.length()).map_or(true, |n| n > bound) {
+            if usize::try_from(node.length()).map_or(true, |n| n > element_bound) {
                 return Err(GatewayError::limit(format!(
                     "a column of the Arrow stream declares {} elements, more than its rows \
                      and bytes can hold",
@@ -128,7 +124,7 @@ pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<Declared, Gate
             }
         }
     }
-    Ok(declared)
+    Ok(())
 }
 
 /// The size a compressed buffer takes once decompressed: its 8-byte prefix (`-1`: stored as
