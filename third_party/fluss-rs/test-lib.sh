@@ -37,6 +37,7 @@ without_cast=(
   client::write::accumulator::tests::aborted_batches_leave_the_writer_usable_until_the_memory_limiter_closes
   record::arrow::tests::without_the_cast_feature_encoding_differences_are_refused
   client::table::scanner::tests::a_scan_s_fetch_limits_replace_the_connection_s_in_its_fetch_requests
+  client::write::sender::tests::a_shutdown_drain_that_cannot_send_yields_and_can_be_aborted
 )
 with_cast=(
   record::arrow::tests::encoding_differences_are_converted_not_rejected

@@ -188,8 +188,8 @@ impl Sender {
         }
     }
 
-    /// Sequential init + drain + metadata refresh. Used by `run_once` (shutdown)
-    /// where blocking is acceptable.
+    /// Sequential init + drain + metadata refresh. Used by the shutdown drain
+    /// of `run_with_shutdown`, where waiting on the writer id is acceptable.
     async fn prepare_sends(&self) -> Result<(Vec<SendFuture<'_>>, Option<u64>)> {
         if let Err(e) = self.maybe_wait_for_writer_id().await {
             warn!("Failed to allocate writer ID after retries: {e}");
@@ -274,19 +274,6 @@ impl Sender {
         }
 
         debug!("Updated metadata for unknown leader tables: {unknown_leaders:?}");
-        Ok(())
-    }
-
-    /// Blocking version of drain + send, used during shutdown drain.
-    async fn run_once(&self) -> Result<()> {
-        let (futures, delay) = self.prepare_sends().await?;
-        if let Some(ms) = delay {
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-            return Ok(());
-        }
-        for result in futures::future::join_all(futures).await {
-            result?;
-        }
         Ok(())
     }
 
@@ -1125,21 +1112,46 @@ impl Sender {
             }
         }
 
-        // Graceful shutdown: drain remaining batches, then wait for all
-        // in-flight sends to complete.
-        while self.accumulator.has_undrained() {
-            if let Err(e) = self.run_once().await {
-                warn!("Error during shutdown drain, continuing: {e}");
+        // Graceful shutdown: drain the remaining batches while the sends in
+        // flight complete. A batch can wait on a send in flight (its bucket's
+        // in-flight limit) or on a writer id, so a drain that sends nothing
+        // waits for a response or a short delay before it drains again: a
+        // loop that never awaits holds its worker thread for good, and the
+        // `abort` of `WriterClient::close`'s timeout cannot stop it.
+        loop {
+            let undrained = self.accumulator.has_undrained();
+            if !undrained && pending.is_empty() {
+                break;
             }
-        }
-        while let Some(result) = pending.next().await {
-            if let Err(e) = result {
-                warn!("Error in send during shutdown, continuing: {e}");
+            let mut wait_ms = Self::SHUTDOWN_DRAIN_RECHECK_MS;
+            if undrained {
+                match self.prepare_sends().await {
+                    Ok((futures, delay)) => {
+                        if let Some(ms) = delay {
+                            wait_ms = ms.max(1);
+                        }
+                        pending.extend(futures);
+                    }
+                    Err(e) => warn!("Error during shutdown drain, continuing: {e}"),
+                }
+            }
+            tokio::select! {
+                Some(result) = pending.next(), if !pending.is_empty() => {
+                    if let Err(e) = result {
+                        warn!("Error in send during shutdown, continuing: {e}");
+                    }
+                }
+                _ = tokio::time::sleep(Duration::from_millis(wait_ms)), if undrained => {}
+                else => {}
             }
         }
         self.close();
         Ok(())
     }
+
+    /// How long a shutdown drain that could send nothing waits (unless a
+    /// send in flight answers first) before it drains again.
+    const SHUTDOWN_DRAIN_RECHECK_MS: u64 = 10;
 
     pub fn close(&self) {
         self.running.store(false, Ordering::Relaxed);
@@ -1266,6 +1278,75 @@ mod tests {
         let mut drained = batches.remove(&1).expect("drained batches");
         let batch = drained.pop().expect("batch");
         Ok((batch, result_handle))
+    }
+
+    /// A shutdown drain whose batch cannot be sent (its bucket has a send in
+    /// flight, at the in-flight limit) waits, and yields while it waits: the
+    /// `abort` that `WriterClient::close`'s timeout sends stops it. Before,
+    /// the drain looped without awaiting and held a worker thread for good.
+    #[test]
+    fn a_shutdown_drain_that_cannot_send_yields_and_can_be_aborted() -> Result<()> {
+        let table_path = Arc::new(TablePath::new("db".to_string(), "tbl".to_string()));
+        let cluster = build_cluster_arc(table_path.as_ref(), 1, 1);
+        let metadata = Arc::new(Metadata::new_for_test(cluster.clone()));
+        // One send in flight per bucket at most.
+        let idempotence = Arc::new(IdempotenceManager::new(true, 1));
+        idempotence.set_writer_id(7);
+        let accumulator = Arc::new(RecordAccumulator::new(
+            Config::default(),
+            Arc::clone(&idempotence),
+        ));
+        // The first batch is drained (in flight, never answered); the second
+        // waits behind it, and closing the accumulator makes it ready.
+        let (_in_flight, _first) =
+            build_ready_batch(accumulator.as_ref(), cluster.clone(), table_path.clone())?;
+        let table_info = Arc::new(build_table_info(table_path.as_ref().clone(), 1, 1));
+        let row = GenericRow {
+            values: vec![Datum::Int32(2)],
+        };
+        let record = WriteRecord::for_append(
+            table_info,
+            Arc::new(PhysicalTablePath::of(table_path)),
+            1,
+            &row,
+        );
+        let _second = accumulator.append(&record, 0, &cluster, false)?;
+        accumulator.close();
+        assert!(accumulator.has_undrained());
+
+        let sender = Arc::new(Sender::new(
+            metadata,
+            accumulator.clone(),
+            1024 * 1024,
+            1000,
+            1,
+            1,
+            idempotence,
+            Arc::new(crate::metrics::WriterMetrics::new()),
+        ));
+        // Two workers: with the old loop one of them spun, the other still ran
+        // the timers this test waits on. Shut down in the background, so that
+        // a task that never yields fails the test instead of hanging it.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let aborted = rt.block_on(async {
+            let (shutdown_tx, shutdown_rx) = mpsc::channel::<()>(1);
+            drop(shutdown_tx);
+            let running = Arc::clone(&sender);
+            let handle = tokio::spawn(async move { running.run_with_shutdown(shutdown_rx).await });
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            assert!(!handle.is_finished(), "the batch cannot be sent yet");
+            handle.abort();
+            tokio::time::timeout(Duration::from_secs(2), handle).await
+        });
+        rt.shutdown_background();
+        let joined = aborted.expect("the drain task did not stop within 2 s of its abort");
+        assert!(joined.is_err_and(|e| e.is_cancelled()));
+        assert!(accumulator.has_undrained(), "nothing was sent");
+        Ok(())
     }
 
     #[tokio::test]
