@@ -172,6 +172,36 @@ impl ServerProcess {
         assert!(status.success(), "kill -{signal} {}", self.pid());
     }
 
+    /// Writes every thread's stack of the running server (gdb attached for a moment, at most
+    /// 30 s) to a file in the temp dir and answers its path, once per process: the first
+    /// unanswered request of a suite calls it, so a hang leaves the server's side of the story
+    /// (which lock or wait holds its workers) instead of only the client's timeout.
+    pub fn dump_stacks_once(pid: u32) -> Option<std::path::PathBuf> {
+        static DUMPED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+        {
+            let mut dumped = DUMPED.lock().ok()?;
+            if dumped.contains(&pid) {
+                return None;
+            }
+            dumped.push(pid);
+        }
+        let path = std::env::temp_dir().join(format!("fluss-gateway-{pid}-stacks.txt"));
+        let output = Command::new("timeout")
+            .args(["30", "gdb", "-p", &pid.to_string(), "-batch", "-nx"])
+            .args(["-ex", "set pagination off", "-ex", "thread apply all bt 40"])
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        let mut text = output.stdout;
+        text.extend_from_slice(&output.stderr);
+        std::fs::write(&path, text).ok()?;
+        eprintln!(
+            "[server] thread stacks of fluss-gateway {pid} are in {}",
+            path.display()
+        );
+        Some(path)
+    }
+
     /// Whether it still runs (it never restarts itself: a new process would be a new pid).
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

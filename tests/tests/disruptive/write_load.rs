@@ -34,6 +34,9 @@ pub struct Client {
     pub http: reqwest::Client,
     pub base: String,
     pub key: String,
+    /// The server's pid: its thread stacks are written out on the first request it leaves
+    /// unanswered.
+    pub pid: u32,
 }
 
 impl Client {
@@ -47,6 +50,7 @@ impl Client {
                 .expect("http client"),
             base: format!("http://{}", server.addr()),
             key: key.to_owned(),
+            pid: server.pid(),
         }
     }
 
@@ -80,7 +84,13 @@ impl Client {
                     response.bytes().await.map(|b| b.to_vec()),
                 )
             }
-            Err(_) => (0, None, Ok(Vec::new())),
+            Err(e) => {
+                if e.is_timeout() {
+                    let pid = self.pid;
+                    std::thread::spawn(move || ServerProcess::dump_stacks_once(pid));
+                }
+                (0, None, Ok(Vec::new()))
+            }
         };
         let bytes = bytes.unwrap_or_default();
         assert_no_internals(path, &bytes);
