@@ -26,7 +26,7 @@ use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array,
     Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
 };
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::Request;
 use fluss::metadata::{DataTypes, RowType, Schema, TablePath};
 use fluss_pool::{Identity, Pool, PoolConfig, TableHandle};
@@ -187,14 +187,19 @@ async fn run() -> Result<(), String> {
     };
 
     // (a) decode on one core.
-    let bodies: Vec<Vec<u8>> = (0..batches)
-        .map(|b| batch(&mut rng, b * rows, rows).and_then(|b| ipc(&b)))
+    // As the route gets them: `Bytes` (a clone per request shares them, as hyper's body does).
+    let bodies: Vec<Bytes> = (0..batches)
+        .map(|b| {
+            batch(&mut rng, b * rows, rows)
+                .and_then(|b| ipc(&b))
+                .map(Bytes::from)
+        })
         .collect::<Result<_, _>>()?;
     let per_run = 10.min(batches);
     let conform = median_of(runs, || {
         let started = Instant::now();
         for body in &bodies[..per_run] {
-            let read = ArrowBody::read(body, limits).map_err(|e| e.to_string())?;
+            let read = ArrowBody::read(body.clone(), limits).map_err(|e| e.to_string())?;
             black_box(codec.conform_arrow(&read).map_err(|e| e.to_string())?);
         }
         Ok(started.elapsed())
@@ -202,7 +207,7 @@ async fn run() -> Result<(), String> {
     let to_rows = median_of(runs, || {
         let started = Instant::now();
         for body in &bodies[..per_run] {
-            let read = ArrowBody::read(body, limits).map_err(|e| e.to_string())?;
+            let read = ArrowBody::read(body.clone(), limits).map_err(|e| e.to_string())?;
             black_box(codec.decode_arrow(&read).map_err(|e| e.to_string())?);
         }
         Ok(started.elapsed())
@@ -254,11 +259,11 @@ async fn run() -> Result<(), String> {
     );
     let read_bodies: Vec<ArrowBody> = bodies
         .iter()
-        .map(|b| ArrowBody::read(b, limits).map_err(|e| e.to_string()))
+        .map(|b| ArrowBody::read(b.clone(), limits).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
-    let json_bodies: Vec<Vec<u8>> = read_bodies
+    let json_bodies: Vec<Bytes> = read_bodies
         .iter()
-        .map(|b| json_body(&codec, b))
+        .map(|b| json_body(&codec, b).map(Bytes::from))
         .collect::<Result<_, _>>()?;
     let direct_batches: Vec<RecordBatch> = read_bodies
         .iter()
@@ -336,7 +341,7 @@ async fn direct_append(handle: &TableHandle, batch: &RecordBatch) -> Result<(), 
 async fn send(
     router: &axum::Router,
     url: &str,
-    body: Vec<u8>,
+    body: Bytes,
     content_type: &str,
     rows: usize,
 ) -> Result<(), String> {

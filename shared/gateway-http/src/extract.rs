@@ -136,7 +136,7 @@ impl Input {
     /// `limits`: 413/400 when unreadable, over a limit or malformed.
     pub fn arrow(self, limits: ArrowLimits) -> Result<ArrowBody, GatewayError> {
         let body = self.body.map_err(body_error)?;
-        ArrowBody::read(&body, limits)
+        ArrowBody::read(body, limits)
     }
 
     /// The body as NDJSON write lines (the caller checked [`Input::is_ndjson`]): 413/400 when

@@ -27,10 +27,11 @@ struct Declared {
 }
 
 /// Walks the messages of `stream` (continuation markers, metadata, bodies) up to its end
-/// marker or its last byte, checking each against `limits`. A stream cut short, a message
-/// that does not parse or a buffer outside its body is 400; rows, elements or decompressed
-/// bytes beyond the limits are 413.
-pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<(), GatewayError> {
+/// marker or its last byte, checking each against `limits`, and answers the length of the
+/// stream up to its end (bytes after the end marker are not part of it). A stream cut short, a
+/// message that does not parse or a buffer outside its body is 400; rows, elements or
+/// decompressed bytes beyond the limits are 413.
+pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<usize, GatewayError> {
     let mut declared = Declared::default();
     let mut at = 0usize;
     // A `Null` column takes no bytes, so its declared length is all there is to bound: no
@@ -124,7 +125,7 @@ pub(super) fn check(stream: &[u8], limits: ArrowLimits) -> Result<(), GatewayErr
             }
         }
     }
-    Ok(())
+    Ok(at)
 }
 
 /// The size a compressed buffer takes once decompressed: its 8-byte prefix (`-1`: stored as

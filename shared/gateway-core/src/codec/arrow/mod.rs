@@ -49,31 +49,50 @@ impl ArrowBody {
     /// Reads `stream` after checking what its messages declare against `limits` (413 over a
     /// limit; 400 for a stream that is cut short, lies about its buffers or refers to a
     /// dictionary it never sent). Every batch is validated by arrow-ipc as it is decoded.
-    pub fn read(stream: &[u8], limits: ArrowLimits) -> Result<Self, GatewayError> {
+    ///
+    /// The batches' buffers are slices of `stream` where they are aligned (the body is not
+    /// copied: a request's `Bytes` become the buffer as they are); a misaligned one is copied.
+    pub fn read(
+        stream: impl Into<arrow_buffer::Buffer>,
+        limits: ArrowLimits,
+    ) -> Result<Self, GatewayError> {
+        let stream: arrow_buffer::Buffer = stream.into();
         if stream.is_empty() {
             return Err(GatewayError::invalid(
                 "the body is empty; an Arrow IPC stream starts with its schema",
             ));
         }
-        frames::check(stream, limits)?;
+        // Bytes after the end marker are no part of the stream (arrow-ipc's decoder would
+        // refuse them).
+        let end = frames::check(&stream, limits)?;
+        let stream = stream.slice_with_length(0, end);
         let invalid = |e: arrow_schema::ArrowError| {
             GatewayError::invalid(format!("the body is not a valid Arrow IPC stream: {e}"))
         };
         // arrow-ipc panics (`unimplemented!`, `panic!`) on some malformed schema messages
         // instead of returning an error: caught here, the caller gets its 400 like any other
         // malformed stream, and the container keeps its connections.
-        let decoded = std::panic::catch_unwind(|| {
-            let reader =
-                arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(stream), None)?;
-            let schema = reader.schema();
-            let batches = reader.collect::<Result<Vec<_>, _>>()?;
+        let decoded = std::panic::catch_unwind(move || {
+            let mut rest = stream;
+            let mut decoder = arrow_ipc::reader::StreamDecoder::new();
+            let mut batches = Vec::new();
+            while !rest.is_empty() {
+                if let Some(batch) = decoder.decode(&mut rest)? {
+                    batches.push(batch);
+                }
+            }
+            decoder.finish()?;
+            let schema = decoder.schema().ok_or_else(|| {
+                arrow_schema::ArrowError::IpcError("the stream has no schema message".into())
+            })?;
             Ok((schema, batches))
         });
         let (schema, batches) = match decoded {
             Ok(decoded) => decoded.map_err(invalid)?,
             Err(_) => {
                 return Err(GatewayError::invalid(
-                    "the body is not a valid Arrow IPC stream: its schema or a batch is                      malformed (the Arrow reader gave up on it)",
+                    "the body is not a valid Arrow IPC stream: its schema or a batch is \
+                     malformed (the Arrow reader gave up on it)",
                 ));
             }
         };

@@ -413,3 +413,30 @@ fn decimals_beyond_their_precision_are_refused() {
     let batch = decode(&table, &stream(vec![("price", Arc::new(fits) as ArrayRef)])).unwrap();
     assert_eq!(batch.entries.len(), 1);
 }
+
+#[test]
+fn the_body_is_read_in_place_and_bytes_after_its_end_are_not_part_of_it() {
+    let values: Vec<i64> = (0..1000).collect();
+    let mut body = stream(vec![(
+        "n",
+        Arc::new(Int64Array::from(values.clone())) as ArrayRef,
+    )]);
+    let length = body.len();
+    // Bytes after the end marker, as some writers leave them: the stream ended before them.
+    body.extend_from_slice(b"trailing");
+    // Taken as it is (hyper's `Bytes` too: `From<bytes::Bytes> for Buffer` does not copy).
+    let shared = arrow_buffer::Buffer::from(body);
+    let (start, end) = (shared.as_ptr() as usize, shared.as_ptr() as usize + length);
+    let read = ArrowBody::read(shared, LIMITS).expect("read");
+    assert_eq!(read.rows(), 1000);
+    let column = read.batches[0]
+        .column(0)
+        .as_primitive::<arrow_array::types::Int64Type>();
+    assert_eq!(column.values().as_ref(), values.as_slice());
+    // An aligned column is a slice of the request's bytes, not a copy of them.
+    let at = column.values().as_ptr() as usize;
+    assert!(
+        at >= start && at < end,
+        "the column was copied out of the body"
+    );
+}
