@@ -53,6 +53,12 @@ pub const CLIENT_BYTES_SENT_TOTAL: &str = "fluss.client.bytes_sent.total";
 pub const CLIENT_BYTES_RECEIVED_TOTAL: &str = "fluss.client.bytes_received.total";
 pub const CLIENT_REQUEST_LATENCY_MS: &str = "fluss.client.request_latency_ms";
 pub const CLIENT_REQUESTS_IN_FLIGHT: &str = "fluss.client.requests_in_flight";
+/// Requests of the APIs outside the data path (metadata, table info, writer ids,
+/// authentication, DDL, ...), by `api_key`: a counter only. The series above
+/// cover the data path; these show what a client costs the coordinator
+/// besides, such as the metadata and writer-id requests of every cold start
+/// in a fleet of short-lived clients.
+pub const CLIENT_CONTROL_REQUESTS_TOTAL: &str = "fluss.client.control_requests.total";
 
 // ---------------------------------------------------------------------------
 // Scanner poll-timing metrics
@@ -403,6 +409,70 @@ pub(crate) fn api_key_label(api_key: ApiKey) -> Option<&'static str> {
         ApiKey::Lookup => Some("lookup"),
         _ => None,
     }
+}
+
+/// The `api_key` label of a request outside the data path
+/// ([`CLIENT_CONTROL_REQUESTS_TOTAL`]): the API's name in snake case. `None`
+/// for the data-path APIs, which [`api_key_label`] names.
+pub(crate) fn control_api_key_label(api_key: ApiKey) -> Option<&'static str> {
+    if api_key_label(api_key).is_some() {
+        return None;
+    }
+    Some(match api_key {
+        ApiKey::ApiVersion => "api_version",
+        ApiKey::CreateDatabase => "create_database",
+        ApiKey::DropDatabase => "drop_database",
+        ApiKey::ListDatabases => "list_databases",
+        ApiKey::DatabaseExists => "database_exists",
+        ApiKey::CreateTable => "create_table",
+        ApiKey::DropTable => "drop_table",
+        ApiKey::GetTable => "get_table",
+        ApiKey::ListTables => "list_tables",
+        ApiKey::ListPartitionInfos => "list_partition_infos",
+        ApiKey::TableExists => "table_exists",
+        ApiKey::GetTableSchema => "get_table_schema",
+        ApiKey::MetaData => "meta_data",
+        ApiKey::ProduceLog => "produce_log",
+        ApiKey::FetchLog => "fetch_log",
+        ApiKey::PutKv => "put_kv",
+        ApiKey::Lookup => "lookup",
+        ApiKey::ListOffsets => "list_offsets",
+        ApiKey::GetLatestKvSnapshots => "get_latest_kv_snapshots",
+        ApiKey::GetKvSnapshotMetadata => "get_kv_snapshot_metadata",
+        ApiKey::GetFileSystemSecurityToken => "get_file_system_security_token",
+        ApiKey::InitWriter => "init_writer",
+        ApiKey::GetLakeSnapshot => "get_lake_snapshot",
+        ApiKey::LimitScan => "limit_scan",
+        ApiKey::PrefixLookup => "prefix_lookup",
+        ApiKey::GetDatabaseInfo => "get_database_info",
+        ApiKey::CreatePartition => "create_partition",
+        ApiKey::DropPartition => "drop_partition",
+        ApiKey::Authenticate => "authenticate",
+        ApiKey::CreateAcls => "create_acls",
+        ApiKey::ListAcls => "list_acls",
+        ApiKey::DropAcls => "drop_acls",
+        ApiKey::AlterTable => "alter_table",
+        ApiKey::DescribeClusterConfigs => "describe_cluster_configs",
+        ApiKey::AlterClusterConfigs => "alter_cluster_configs",
+        ApiKey::AddServerTag => "add_server_tag",
+        ApiKey::RemoveServerTag => "remove_server_tag",
+        ApiKey::Rebalance => "rebalance",
+        ApiKey::ListRebalanceProgress => "list_rebalance_progress",
+        ApiKey::CancelRebalance => "cancel_rebalance",
+        ApiKey::RegisterProducerOffsets => "register_producer_offsets",
+        ApiKey::GetProducerOffsets => "get_producer_offsets",
+        ApiKey::DeleteProducerOffsets => "delete_producer_offsets",
+        ApiKey::AcquireKvSnapshotLease => "acquire_kv_snapshot_lease",
+        ApiKey::ReleaseKvSnapshotLease => "release_kv_snapshot_lease",
+        ApiKey::DropKvSnapshotLease => "drop_kv_snapshot_lease",
+        ApiKey::GetTableStats => "get_table_stats",
+        ApiKey::AlterDatabase => "alter_database",
+        ApiKey::ScanKv => "scan_kv",
+        ApiKey::GetClusterHealth => "get_cluster_health",
+        ApiKey::ListRemoteLogManifests => "list_remote_log_manifests",
+        ApiKey::ListKvSnapshots => "list_kv_snapshots",
+        ApiKey::Unknown(_) => "unknown",
+    })
 }
 
 #[cfg(test)]

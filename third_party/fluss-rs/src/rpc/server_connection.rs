@@ -18,9 +18,9 @@
 use crate::cluster::{ServerNode, ServerType};
 use crate::error::Error;
 use crate::metrics::{
-    CLIENT_BYTES_RECEIVED_TOTAL, CLIENT_BYTES_SENT_TOTAL, CLIENT_REQUEST_LATENCY_MS,
-    CLIENT_REQUESTS_IN_FLIGHT, CLIENT_REQUESTS_TOTAL, CLIENT_RESPONSES_TOTAL, LABEL_API_KEY,
-    api_key_label,
+    CLIENT_BYTES_RECEIVED_TOTAL, CLIENT_BYTES_SENT_TOTAL, CLIENT_CONTROL_REQUESTS_TOTAL,
+    CLIENT_REQUEST_LATENCY_MS, CLIENT_REQUESTS_IN_FLIGHT, CLIENT_REQUESTS_TOTAL,
+    CLIENT_RESPONSES_TOTAL, LABEL_API_KEY, api_key_label, control_api_key_label,
 };
 use crate::proto::PbApiVersion;
 use crate::rpc::api_key::ApiKey;
@@ -374,6 +374,8 @@ impl RequestMetricsLifecycle {
             metrics::counter!(CLIENT_BYTES_SENT_TOTAL, LABEL_API_KEY => label)
                 .increment(request_bytes);
             metrics::gauge!(CLIENT_REQUESTS_IN_FLIGHT, LABEL_API_KEY => label).increment(1.0);
+        } else if let Some(control) = control_api_key_label(api_key) {
+            metrics::counter!(CLIENT_CONTROL_REQUESTS_TOTAL, LABEL_API_KEY => control).increment(1);
         }
         Self {
             label,
@@ -788,6 +790,42 @@ mod tests {
     use std::sync::OnceLock;
     use tokio::io::{AsyncReadExt, AsyncWriteExt, BufStream};
     use tokio::sync::Mutex as AsyncMutex;
+
+    #[test]
+    fn control_requests_are_counted_by_api_apart_from_the_data_path_series() {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, || {
+            for api in [ApiKey::MetaData, ApiKey::MetaData, ApiKey::InitWriter] {
+                drop(RequestMetricsLifecycle::begin(api, 10));
+            }
+            drop(RequestMetricsLifecycle::begin(ApiKey::ProduceLog, 10));
+        });
+        let mut control = std::collections::BTreeMap::new();
+        let mut data_path = 0;
+        for (key, _, _, value) in snapshotter.snapshot().into_vec() {
+            let api = key
+                .key()
+                .labels()
+                .find(|l| l.key() == LABEL_API_KEY)
+                .map(|l| l.value().to_owned())
+                .expect("api_key label");
+            if key.key().name() == CLIENT_CONTROL_REQUESTS_TOTAL {
+                let DebugValue::Counter(n) = value else {
+                    panic!("a counter")
+                };
+                control.insert(api, n);
+            } else {
+                assert_eq!(api, "produce_log", "{}", key.key().name());
+                data_path += 1;
+            }
+        }
+        assert_eq!(
+            control,
+            [("init_writer".to_owned(), 1), ("meta_data".to_owned(), 2)].into()
+        );
+        assert!(data_path > 0, "the data path keeps its own series");
+    }
 
     // -- Test-only request/response types --------------------------------
 
