@@ -54,7 +54,7 @@ STACK := python3 infra/local/stack.py
 on_stack = if $(STACK) status >/dev/null 2>&1; then $(1); else infra/local/with-stack.sh $(1); fi
 GATEWAY_PORT ?= 9000
 
-.PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch build sweep-target stack-up stack-down stop status run test test-only lint fmt \
+.PHONY: help prepare tools lint-tools infra-tools otelcol rie fetch scale build sweep-target stack-up stack-down stop status run test test-only lint fmt \
 	lint-infra package deploy-local fuzz-tools fuzz-api soak durability reads bench vendor-check vendor-test
 
 help:
@@ -193,6 +193,15 @@ bench: tools fetch rie build
 	cargo build --release --workspace --bins
 	cargo build --release -p integration-tests --features bench $(BENCH_EXAMPLES:%=--example %)
 	infra/local/with-stack.sh python3 tests/bench/run.py --runs $(BENCH_RUNS)
+
+## scale: the scale model's measurements (docs/scale.md): N = 1, 8, 32, 128 production-like
+## gateway processes (SCALE_NS) writing against a fresh stack (FLUSS_STACK_SHAPE=production for
+## three TabletServers); prints its table. Minutes, and about 5 GB of memory at N = 128.
+SCALE_NS ?= 1,8,32,128
+scale: tools fetch build
+	cargo build --release -p fluss-gateway
+	cargo build --release -p integration-tests --features bench --example scale-bench
+	SCALE_NS=$(SCALE_NS) infra/local/with-stack.sh $(CARGO_TARGET_DIR)/release/examples/scale-bench
 
 ## fetch: Fluss server and log4j jars from Maven Central (cached).
 fetch:
