@@ -380,6 +380,27 @@ impl Pool {
         F: Fn(Arc<PooledConnection>, Arc<TableHandle>) -> Fut,
         Fut: Future<Output = Result<T, GatewayError>>,
     {
+        let outcome = self.with_table_once_more(conn, path, deadline, op).await;
+        match outcome {
+            Err(e) if e.code() == ErrorCode::TableNotFound || e.is_unknown_table_id() => {
+                Err(confirm_gone(conn, path, deadline, e).await)
+            }
+            other => other,
+        }
+    }
+
+    /// [`Pool::with_table_on`] without the coordinator's word on a table reported missing.
+    async fn with_table_once_more<T, F, Fut>(
+        &self,
+        conn: &Arc<PooledConnection>,
+        path: &TablePath,
+        deadline: &Deadline,
+        op: F,
+    ) -> Result<T, GatewayError>
+    where
+        F: Fn(Arc<PooledConnection>, Arc<TableHandle>) -> Fut,
+        Fut: Future<Output = Result<T, GatewayError>>,
+    {
         let cluster = conn.cluster_id();
         let resolved = conn.resolve_table(path, deadline).await?;
         let handle = resolved.handle;
@@ -446,6 +467,36 @@ impl Pool {
             Err(_) => Vec::new(),
         };
         close_all(&slots, timeout).await;
+    }
+}
+
+/// `gone` (a table reported missing by the servers `op` reached) unless the coordinator says
+/// the table exists: then 503 `unavailable`. A TabletServer that has just restarted answers
+/// writes and lookups for a table whose metadata it has not received yet as if the table did
+/// not exist (seen in the rolling-restart test of tests/disruptive/durability.rs: a write of a
+/// connection just rebuilt answered 404 in 73 ms); a caller told 404 would give up on a table
+/// that is there. One more metadata call, only on this path.
+async fn confirm_gone(
+    conn: &PooledConnection,
+    path: &TablePath,
+    deadline: &Deadline,
+    gone: GatewayError,
+) -> GatewayError {
+    let Ok(admin) = conn.admin() else {
+        return gone;
+    };
+    match conn
+        .call(deadline, "checking the table", admin.table_exists(path))
+        .await
+    {
+        Ok(true) => GatewayError::new(
+            ErrorCode::Unavailable,
+            format!(
+                "table `{path}` exists but a Fluss server does not know it yet (it may have just \
+                 restarted); retry later"
+            ),
+        ),
+        _ => gone,
     }
 }
 

@@ -526,9 +526,16 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
     // another 5xx, never a 4xx for a valid request, and a 503 or 429 says when to retry.
     let allowed = |status: &u16| matches!(status, 200 | 429 | 503 | 504);
     for ledger in &ledgers {
+        // What each disallowed answer said, so that a failure names its cause.
+        let disallowed: Vec<&String> = ledger
+            .answers
+            .iter()
+            .filter(|a| !allowed(&a.status))
+            .filter_map(|a| a.failure.as_ref())
+            .collect();
         assert!(
             ledger.statuses.keys().all(allowed),
-            "write statuses {:?}",
+            "write statuses {:?}: {disallowed:?}",
             ledger.statuses
         );
         let unpaced: Vec<&String> = ledger
