@@ -101,26 +101,11 @@ async fn run() -> Result<(), String> {
         }
         // Cold: every container's first write at once.
         let started = Instant::now();
-        let cold = join_all(bases.iter().enumerate().map(|(i, base)| {
-            let (http, base, key, records) = (
-                http.clone(),
-                base.clone(),
-                secured.api_key.clone(),
-                records.clone(),
-            );
-            tokio::spawn(async move {
-                write(
-                    &http,
-                    &base,
-                    &key,
-                    &records,
-                    i as u64 * 1_000_000_000,
-                    batch,
-                )
-                .await
-            })
-        }))
-        .await?;
+        let cold: Vec<Duration> = drive(&http, &bases, &secured.api_key, &records, batch, 0, None)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect();
         let burst = started.elapsed();
         let mut cold_sorted = cold.clone();
         cold_sorted.sort();
@@ -143,23 +128,15 @@ async fn run() -> Result<(), String> {
         let gateway_cpu_before: f64 = gateways.iter().map(|(g, _)| process_cpu(g.pid())).sum();
         let warm_started = Instant::now();
         let until = warm_started + Duration::from_secs(seconds as u64);
-        let runs = join_all(bases.iter().enumerate().map(|(i, base)| {
-            let (http, base, key, records) = (
-                http.clone(),
-                base.clone(),
-                secured.api_key.clone(),
-                records.clone(),
-            );
-            tokio::spawn(async move {
-                let mut times = Vec::new();
-                let mut next = i as u64 * 1_000_000_000 + batch as u64;
-                while Instant::now() < until {
-                    times.push(write(&http, &base, &key, &records, next, batch).await?);
-                    next += batch as u64;
-                }
-                Ok::<_, String>(times)
-            })
-        }))
+        let runs = drive(
+            &http,
+            &bases,
+            &secured.api_key,
+            &records,
+            batch,
+            batch as u64,
+            Some(until),
+        )
         .await?;
         let elapsed = warm_started.elapsed();
         let after: Vec<Proc> = servers.iter().map(|(_, pid)| Proc::read(*pid)).collect();
@@ -247,12 +224,44 @@ async fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// Every task's answer, in order; the first failure (or a task that panicked) fails them all.
-async fn join_all<T>(
-    tasks: impl Iterator<Item = tokio::task::JoinHandle<Result<T, String>>>,
-) -> Result<Vec<T>, String> {
-    let mut out = Vec::new();
-    for task in tasks.collect::<Vec<_>>() {
+/// One task per container (`bases`) sending it `batch`-row writes with ids from
+/// `container × 10⁹ + offset`: one write when `until` is `None` (a cold container's first),
+/// else one after another until then. Each container's latencies, in order; the first failure
+/// fails the run.
+async fn drive(
+    http: &reqwest::Client,
+    bases: &[String],
+    key: &str,
+    records: &str,
+    batch: usize,
+    offset: u64,
+    until: Option<Instant>,
+) -> Result<Vec<Vec<Duration>>, String> {
+    let tasks: Vec<_> = bases
+        .iter()
+        .enumerate()
+        .map(|(i, base)| {
+            let (http, base, key, records) = (
+                http.clone(),
+                base.clone(),
+                key.to_owned(),
+                records.to_owned(),
+            );
+            tokio::spawn(async move {
+                let mut times = Vec::new();
+                let mut next = i as u64 * 1_000_000_000 + offset;
+                loop {
+                    times.push(write(&http, &base, &key, &records, next, batch).await?);
+                    next += batch as u64;
+                    if until.is_none_or(|until| Instant::now() >= until) {
+                        return Ok::<_, String>(times);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(tasks.len());
+    for task in tasks {
         out.push(task.await.map_err(|e| e.to_string())??);
     }
     Ok(out)
