@@ -54,6 +54,33 @@ def watchers(port: int) -> list[int]:
     return found
 
 
+def process_group(pgid: int) -> str:
+    """One line per process of the group `pgid`: pid, state, where it waits, its ignored and
+    caught signal masks, and its command line."""
+    lines = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid:
+                continue
+            status = dict(
+                line.split(":\t", 1)
+                for line in (proc / "status").read_text().splitlines()
+                if ":\t" in line
+            )
+            wchan = (proc / "wchan").read_text()
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        lines.append(
+            f"  {proc.name} {fields[0]} wchan={wchan} SigIgn={status.get('SigIgn', '?').strip()} "
+            f"SigCgt={status.get('SigCgt', '?').strip()} {cmd[:160]}"
+        )
+    return "\n".join(sorted(lines)) or "  (none)"
+
+
 def health(port: int) -> int:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
@@ -109,6 +136,7 @@ def test_sigterm_to_make_runs_process_group_stops_everything(tmp_path):
         log = stack_dir / "logs" / "cargo-lambda.log"
         assert stat.S_IMODE(log.stat().st_mode) == 0o600, oct(log.stat().st_mode)
 
+        group_before = process_group(pgid)
         proc.stdout.close()
         t0 = time.monotonic()
         os.killpg(pgid, signal.SIGTERM)
@@ -119,7 +147,13 @@ def test_sigterm_to_make_runs_process_group_stops_everything(tmp_path):
             if not left:
                 break
             time.sleep(0.5)
-        assert not left, f"left running {time.monotonic() - t0:.0f}s after SIGTERM: {left}"
+        # What the group was doing when the signal went out, and what is left of it: which
+        # process ignored or never saw SIGTERM (SigIgn / SigCgt), and where each one waits.
+        assert not left, (
+            f"left running {time.monotonic() - t0:.0f}s after SIGTERM: {left}\n"
+            f"make run's process group before the signal:\n{group_before}\n"
+            f"after:\n{process_group(pgid)}\nrun.sh's output:\n{out_path.read_text()[-1500:]}"
+        )
         print(f"make run: served after {t0 - started:.0f}s; everything stopped {time.monotonic() - t0:.1f}s after SIGTERM")
     finally:
         for pid in [pgid] + watchers(port):
