@@ -195,7 +195,21 @@ impl Gateway {
     /// `method path` with a JSON body (or none).
     pub async fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Answer {
         let bytes = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
-        http(self.addr, method, path, "application/json", &bytes).await
+        let answer = http(self.addr, method, path, "application/json", &bytes).await;
+        // cargo lambda watch sometimes answers 500 of its own for an invocation the function
+        // answered (make test on 13431c6: the function logged `GET /v1/openapi.json` 200 in
+        // 5 ms, the client got 500 from the emulator, under the load of the whole suite). Our
+        // 500s carry the error envelope with the request id; the emulator's do not. A GET is
+        // asked once more then, so that the emulator's hiccup is not taken for the gateway's.
+        if matches!(self.backing, Backing::Watch(_))
+            && method == "GET"
+            && answer.status == 500
+            && answer.header("x-request-id").is_none()
+        {
+            eprintln!("[watch] the emulator answered 500 itself for GET {path}; asking again");
+            return http(self.addr, method, path, "application/json", &bytes).await;
+        }
+        answer
     }
 
     /// `POST …/records` of `path` on cluster `default` with the JSON `body`.
