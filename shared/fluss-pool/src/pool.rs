@@ -368,29 +368,10 @@ impl Pool {
     /// on a table dropped or recreated elsewhere) is retried the same way: the reload answers
     /// 404 for a dropped table and uses the new id of a recreated one. An
     /// unknown column ([`GatewayError::is_unknown_column`], raised while decoding, before any
-    /// send) on a cached handle likewise reloads the schema and runs `op` once more.
+    /// send) on a cached handle likewise reloads the schema and runs `op` once more. A table
+    /// still reported missing after that is 404 only if the coordinator agrees (otherwise 503:
+    /// a TabletServer just restarted may not know it yet).
     pub async fn with_table_on<T, F, Fut>(
-        &self,
-        conn: &Arc<PooledConnection>,
-        path: &TablePath,
-        deadline: &Deadline,
-        op: F,
-    ) -> Result<T, GatewayError>
-    where
-        F: Fn(Arc<PooledConnection>, Arc<TableHandle>) -> Fut,
-        Fut: Future<Output = Result<T, GatewayError>>,
-    {
-        let outcome = self.with_table_once_more(conn, path, deadline, op).await;
-        match outcome {
-            Err(e) if e.code() == ErrorCode::TableNotFound || e.is_unknown_table_id() => {
-                Err(confirm_gone(conn, path, deadline, e).await)
-            }
-            other => other,
-        }
-    }
-
-    /// [`Pool::with_table_on`] without the coordinator's word on a table reported missing.
-    async fn with_table_once_more<T, F, Fut>(
         &self,
         conn: &Arc<PooledConnection>,
         path: &TablePath,
@@ -404,11 +385,8 @@ impl Pool {
         let cluster = conn.cluster_id();
         let resolved = conn.resolve_table(path, deadline).await?;
         let handle = resolved.handle;
-        match op(conn.clone(), handle.clone()).await {
-            Err(e)
-                if (e.code() == ErrorCode::TableNotFound || e.is_unknown_table_id())
-                    && !resolved.validated_now =>
-            {
+        let outcome = match op(conn.clone(), handle.clone()).await {
+            Err(e) if reports_gone(&e) && !resolved.validated_now => {
                 tracing::info!(
                     cluster,
                     table = %path,
@@ -434,6 +412,10 @@ impl Pool {
                 let fresh = conn.table(path, deadline).await?;
                 op(conn.clone(), fresh).await
             }
+            other => other,
+        };
+        match outcome {
+            Err(e) if reports_gone(&e) => Err(confirm_gone(conn, path, deadline, e).await),
             other => other,
         }
     }
@@ -468,6 +450,12 @@ impl Pool {
         };
         close_all(&slots, timeout).await;
     }
+}
+
+/// Whether `e` says the table `op` ran on is not there (by name, or by the id it was cached
+/// under).
+fn reports_gone(e: &GatewayError) -> bool {
+    e.code() == ErrorCode::TableNotFound || e.is_unknown_table_id()
 }
 
 /// `gone` (a table reported missing by the servers `op` reached) unless the coordinator says
