@@ -26,25 +26,13 @@ async fn a_write_to_a_frozen_tablet_server_reports_timeouts_and_no_success() {
     assert_eq!(warm.status, 200, "{warm:?}");
     assert_eq!(warm.body["success_count"], 1, "{warm:?}");
 
-    stack.signal("tablet", "STOP");
-    let started = Instant::now();
-    let answer = gw
-        .write(
-            &path,
-            &json!({"entries":[
-                {"id":"f1","upsert":{"id":1,"name":"a"}},
-                {"id":"f2","upsert":{"id":2,"name":"b"}},
-                {"id":"f3","delete":{"id":0}}
-            ]}),
-        )
-        .await;
-    let elapsed = started.elapsed();
-    stack.signal("tablet", "CONT");
-    println!(
-        "SIGSTOP write: status {} after {elapsed:?} (deadline {budget:?}): {}",
-        answer.status, answer.body
-    );
-    frozen_answer(&answer, elapsed, budget, 3);
+    let body = json!({"entries":[
+        {"id":"f1","upsert":{"id":1,"name":"a"}},
+        {"id":"f2","upsert":{"id":2,"name":"b"}},
+        {"id":"f3","delete":{"id":0}}
+    ]});
+    let frozen = gw.write(&path, &body);
+    frozen_write(&stack, "SIGSTOP write", budget, frozen).await;
 
     // [arrow] The same for an Arrow body on a log table, appended as a record batch.
     let log = crate::support::ingest::create_log_table(&conn, "write_it", "frozen_arrow").await;
@@ -54,18 +42,31 @@ async fn a_write_to_a_frozen_tablet_server_reports_timeouts_and_no_success() {
     let warm = http(gw.addr, "POST", &url, ctype, &arrow(&[1, 2])).await;
     assert_eq!(warm.status, 200, "{warm:?}");
     assert_eq!(warm.body["success_count"], 2, "{warm:?}");
+    let body = arrow(&[3, 4, 5]);
+    let frozen = http(gw.addr, "POST", &url, ctype, &body);
+    frozen_write(&stack, "SIGSTOP Arrow write", budget, frozen).await;
+    drop(gw);
+    drop(stack);
+}
+
+/// Sends `write` (three rows) while the TabletServer is frozen, thaws it, and checks the answer
+/// with [`frozen_answer`].
+async fn frozen_write(
+    stack: &PrivateStack,
+    label: &str,
+    budget: Duration,
+    write: impl std::future::Future<Output = Answer>,
+) {
     stack.signal("tablet", "STOP");
     let started = Instant::now();
-    let answer = http(gw.addr, "POST", &url, ctype, &arrow(&[3, 4, 5])).await;
+    let answer = write.await;
     let elapsed = started.elapsed();
     stack.signal("tablet", "CONT");
     println!(
-        "SIGSTOP Arrow write: status {} after {elapsed:?} (deadline {budget:?}): {}",
+        "{label}: status {} after {elapsed:?} (deadline {budget:?}): {}",
         answer.status, answer.body
     );
     frozen_answer(&answer, elapsed, budget, 3);
-    drop(gw);
-    drop(stack);
 }
 
 /// What a write of `rows` rows sent to a frozen TabletServer must get: an answer within the
