@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::http::{Request, StatusCode};
 use axum::response::Response;
 use tower::ServiceExt;
@@ -36,4 +36,17 @@ pub async fn timed_200(router: &axum::Router, req: Request<Body>) -> Result<Dura
         return Err(format!("status {}", resp.status()));
     }
     Ok(elapsed)
+}
+
+/// The bytes of `body` taken frame by frame, as a connection writes an answer out, counted and
+/// not joined into one buffer (joining is a copy no server makes).
+pub async fn drain(body: Body) -> Result<usize, String> {
+    let mut body = std::pin::pin!(body);
+    let mut bytes = 0;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        if let Ok(data) = frame.map_err(|e| e.to_string())?.into_data() {
+            bytes += data.len();
+        }
+    }
+    Ok(bytes)
 }
