@@ -56,21 +56,26 @@ FUNCTIONS = [
     "fluss-gateway",
 ]
 
-# (bench, measure) -> (comparison, goal, words): the goals of the [performance] issue.
+# (bench, measure) -> (comparison, goal, words): the goals of the [scale] issue (#42), raised
+# from the [performance] issue's and put as ratios inside one run where a rate moves with the
+# machine. The decoder's 2x is of its 1,170,000 rows/s in the table of 9e57519.
 GOALS = {
-    ("decode", "streaming_parse_decode"): (">=", 1_000_000, "≥ 1,000,000 rows/s on one core"),
-    ("write", "batch_ratio"): (">=", 0.95, "≥ 0.95× direct"),
+    ("decode", "streaming_parse_decode"): (">=", 2_340_000, "≥ 2,340,000 rows/s on one core (2× 9e57519)"),
+    ("decode", "streaming_vs_skip"): (">=", 0.5, "≥ 0.5× serde's IgnoredAny skip of the same bodies"),
+    ("write", "batch_ratio"): (">=", 0.98, "≥ 0.98× direct"),
+    ("write", "batch_cpu_overhead_share"): ("<=", 0.2, "≤ 0.20 of the direct client's CPU per batch"),
     ("write", "single_p50_overhead"): ("<=", 0.3, "≤ 0.3 ms"),
-    ("lookup", "batch_ratio"): (">=", 0.95, "≥ 0.95× direct"),
+    ("lookup", "batch_ratio"): (">=", 0.98, "≥ 0.98× direct"),
     ("read", "arrow_ratio"): (">=", 0.9, "≥ 0.9× direct batch scanner"),
-    ("footprint", "rss_idle"): ("<=", 100, "≤ 100 MB"),
+    ("footprint", "rss_idle"): ("<=", 30, "≤ 30 MB"),
     ("footprint", "rss_peak_under_load"): ("<=", 100, "≤ 100 MB"),
-    ("coldstart", "spawn_to_first_200"): ("<=", 150, "≤ 150 ms"),
+    ("coldstart", "spawn_to_first_200"): ("<=", 25, "≤ 25 ms"),
+    ("concurrency", "direct_ratio_n16"): (">=", 0.95, "≥ 0.95× direct with 16 writers"),
     ("otlp", "decode_protobuf_to_rows"): (">=", 500_000, "≥ 500,000 records/s on one core"),
     ("otlp", "e2e_ratio"): (">=", 0.9, "≥ 0.9× NDJSON, same rows"),
     ("arrow", "decode_to_batches"): (">=", 5_000_000, "≥ 5,000,000 rows/s on one core"),
     ("arrow", "route_ratio"): (">=", 0.95, "≥ 0.95× direct append_arrow_batch"),
-    ("package", "zip"): ("<=", 8, "≤ 8 MB"),
+    ("package", "zip"): ("<=", 6, "≤ 6 MB"),
 }
 
 FIGURE = re.compile(r"^FIGURE (\S+) (\S+) (\S+) (\S+)$")

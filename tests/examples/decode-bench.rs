@@ -4,6 +4,9 @@
 //! - *reference* (the path every rejected body takes, and the route's path before the streaming
 //!   decoder): parse the body into `serde_json` values (`WriteRequest::from_json_slice`), then
 //!   decode every row (`RowCodec::decode_request`);
+//! - *skip*: the same bodies merely walked by serde_json into `IgnoredAny`, no value kept: the
+//!   floor of any serde-based parse, beside which the streaming decoder's rate is a ratio that
+//!   holds from machine to machine (goal ≥ 0.5×);
 //! - and, as an extra, encode rows back to JSON (`RowCodec::encode`, the lookup path).
 //!
 //! A benchmark, not a test: it checks only that both paths give the same rows, and prints rows/s,
@@ -43,8 +46,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const DEFAULT_ROWS: usize = 1000;
 const DEFAULT_BODIES: usize = 100;
 const DEFAULT_RUNS: usize = 5;
-/// The project's performance target for parsing + decoding a write body on one core.
-const TARGET_ROWS_PER_SEC: f64 = 1_000_000.0;
+/// The [scale] goal for parsing + decoding a write body on one core: twice the 1.17 M rows/s
+/// of the table of 9e57519.
+const TARGET_ROWS_PER_SEC: f64 = 2_340_000.0;
+/// The [scale] goal beside serde merely skipping the same bodies (machine-independent).
+const SKIP_RATIO_GOAL: f64 = 0.5;
 
 fn main() -> ExitCode {
     exit_code("decode-bench", run())
@@ -112,6 +118,15 @@ fn run() -> Result<(), String> {
     })?;
 
     let streaming_time = streaming_phase()?;
+    let skip_time = median_of(runs, || {
+        let start = Instant::now();
+        for body in &bodies {
+            let skipped: serde::de::IgnoredAny =
+                serde_json::from_slice(body).map_err(|e| format!("skip: {e}"))?;
+            black_box(skipped);
+        }
+        Ok(start.elapsed())
+    })?;
 
     let mut decoded = Vec::with_capacity(n_bodies);
     for (body, request) in bodies.iter().zip(&requests) {
@@ -149,6 +164,7 @@ fn run() -> Result<(), String> {
     report("reference: decode", total, decode_time);
     report("reference: parse+decode", total, both_time);
     report("streaming: parse+decode", total, streaming_time);
+    report("skip (serde IgnoredAny)", total, skip_time);
     report("encode (row → JSON object)", total, encode_time);
     report("streaming, one whole body", total, whole_time);
     let streaming_rate = rate(total, streaming_time);
@@ -165,6 +181,18 @@ fn run() -> Result<(), String> {
         streaming_rate / rate(total, both_time),
         "x",
     );
+    figure(
+        "decode",
+        "skip_ignored_any",
+        rate(total, skip_time),
+        "rows/s",
+    );
+    figure(
+        "decode",
+        "streaming_vs_skip",
+        streaming_rate / rate(total, skip_time),
+        "x",
+    );
     figure("decode", "encode", rate(total, encode_time), "rows/s");
     figure(
         "decode",
@@ -176,14 +204,13 @@ fn run() -> Result<(), String> {
         "streaming / reference parse+decode: {:.2}x",
         streaming_rate / rate(total, both_time)
     );
-    let verdict = if streaming_rate >= TARGET_ROWS_PER_SEC {
-        "met"
-    } else {
-        "NOT met"
-    };
+    let skip_ratio = streaming_rate / rate(total, skip_time);
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
     println!(
-        "target: streaming parse+decode >= {:.0} rows/s on one core: {verdict}",
-        TARGET_ROWS_PER_SEC
+        "goals ([scale]): streaming parse+decode >= {:.0} rows/s on one core: {}; >= {SKIP_RATIO_GOAL}x the IgnoredAny skip ({skip_ratio:.2}x): {}",
+        TARGET_ROWS_PER_SEC,
+        verdict(streaming_rate >= TARGET_ROWS_PER_SEC),
+        verdict(skip_ratio >= SKIP_RATIO_GOAL),
     );
     Ok(())
 }
