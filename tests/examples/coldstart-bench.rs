@@ -17,7 +17,9 @@
 //! cargo run --release -p integration-tests --example coldstart-bench [-- STARTS]
 //! ```
 //!
-//! STARTS (cold starts measured, the median printed) defaults to 5.
+//! STARTS (cold starts measured, the median printed) defaults to 5. `COLDSTART_BENCH_LOG` (a
+//! `RUST_LOG` filter, e.g. `info,fluss=debug`) is passed to the function and its log of every
+//! start printed, to see where a cold start's time goes.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -48,6 +50,8 @@ struct Start {
     emulator_init_ms: f64,
     first_invoke_ms: f64,
     warm: Duration,
+    /// What the emulator and the function wrote.
+    log: String,
 }
 
 impl Start {
@@ -71,9 +75,17 @@ async fn run() -> Result<(), String> {
             .await?;
     }
     let function = release_bin("fluss-write");
+    let mut env = secured.env.clone();
+    let log_filter = std::env::var("COLDSTART_BENCH_LOG").ok();
+    if let Some(filter) = &log_filter {
+        env.insert("RUST_LOG".to_owned(), filter.clone());
+    }
     let mut results = Vec::with_capacity(starts);
     for n in 0..starts {
-        let start = cold_start(&function, &secured.env, &secured.api_key, &table, n).await?;
+        let start = cold_start(&function, &env, &secured.api_key, &table, n).await?;
+        if log_filter.is_some() {
+            eprintln!("coldstart-bench: start {} log:\n{}", n + 1, start.log);
+        }
         eprintln!(
             "coldstart-bench: start {}: first 200 after {:.1} ms (init {:.1} ms, first invocation {:.1} ms), warm write {:.1} ms",
             n + 1,
@@ -147,6 +159,7 @@ async fn cold_start(
             .or_else(|| report_ms(report, " Duration:"))
             .ok_or_else(|| format!("no Duration in `{report}`"))?,
         warm,
+        log: output.clone(),
     })
 }
 
