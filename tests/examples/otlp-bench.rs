@@ -24,7 +24,8 @@
 //! ```
 //!
 //! Defaults: 1000 records per request, 50 bodies, 5 runs, 100 pairs (10% more as warm-up).
-//! `OTLP_BENCH_PHASE=decode` runs (a) alone (no stack needed; what a profiler wants). The
+//! `OTLP_BENCH_PHASE=decode` runs (a) alone (no stack needed), `OTLP_BENCH_PHASE=protobuf` only
+//! its OTLP passes (what a profiler of the receiver wants). The
 //! allocator is the functions' (mimalloc, set by `gateway-runtime`, which the router links).
 
 use std::hint::black_box;
@@ -89,7 +90,10 @@ fn run() -> Result<(), String> {
         .map(|b| logs_request(&mut rng, b, records))
         .collect();
     decode(&requests[..n_bodies], records, runs, &day)?;
-    if std::env::var("OTLP_BENCH_PHASE").as_deref() == Ok("decode") {
+    if matches!(
+        std::env::var("OTLP_BENCH_PHASE").as_deref(),
+        Ok("decode" | "protobuf")
+    ) {
         return Ok(());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -161,6 +165,13 @@ fn decode(requests: &[ExportBody], records: usize, runs: usize, day: &str) -> Re
     otlp_pass(&codec, &bodies, day)?;
     for _ in 0..runs {
         splits.push(otlp_pass(&codec, &bodies, day)?);
+    }
+    // A profiler of the OTLP path wants it alone: `OTLP_BENCH_PHASE=protobuf` stops here.
+    if std::env::var("OTLP_BENCH_PHASE").as_deref() == Ok("protobuf") {
+        let mut totals: Vec<Duration> = splits.iter().map(Split::total).collect();
+        totals.sort_unstable();
+        report("OTLP protobuf → rows", total, totals[totals.len() / 2]);
+        return Ok(());
     }
     let median = |pick: fn(&Split) -> Duration| {
         let mut times: Vec<Duration> = splits.iter().map(pick).collect();
