@@ -9,6 +9,8 @@
     clippy::too_many_lines
 )]
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use gateway_core::ErrorCode;
@@ -22,13 +24,8 @@ const OPERATION_KEYS: [&str; 8] = [
 ];
 
 fn document() -> Value {
-    // The runtime value (set by `cargo test`) first: a binary reused from another clone that
-    // shares the target directory carries that clone's path at compile time.
-    let crate_dir = std::env::var("CARGO_MANIFEST_DIR")
-        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
-    let path = format!("{crate_dir}/../../docs/openapi.yaml");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    serde_norway::from_str(&text).unwrap_or_else(|e| panic!("parsing {path}: {e}"))
+    let text = common::read_doc("docs/openapi.yaml");
+    serde_norway::from_str(&text).unwrap_or_else(|e| panic!("parsing docs/openapi.yaml: {e}"))
 }
 
 /// Every `(method, path)` operation of the document, method lower-case.

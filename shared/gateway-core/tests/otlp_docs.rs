@@ -5,16 +5,13 @@
 // A whole integration test file is test code: a failed expectation is the test failing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use gateway_core::otlp::{DEFAULT_PREFIX, OtlpTable, create_table_request};
 use serde_json::Value;
 
 fn document() -> String {
-    // The runtime value (set by `cargo test`) first: a binary reused from another clone that
-    // shares the target directory carries that clone's path at compile time.
-    let crate_dir = std::env::var("CARGO_MANIFEST_DIR")
-        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
-    let path = format!("{crate_dir}/../../docs/otlp.md");
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+    common::read_doc("docs/otlp.md")
 }
 
 /// A data type in its `DataTypeJsonSerde` form as the document writes it (Flink SQL's notation):

@@ -5,12 +5,11 @@
 //! reader sees nothing but the stream — and of `POST …/records/lookup`: the rows found, each
 //! with the position of its key in the request (`_index`).
 
-use std::sync::Arc;
-
-use arrow_array::{ArrayRef, Int32Array, RecordBatch};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use arrow_array::{ArrayRef, Int32Array, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_ipc::writer::{StreamEncoder, StreamWriter};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
