@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use crate::support::{Answer, Gateway, assert_pk_rows, http};
+use crate::support::{Answer, Gateway, assert_pk_rows};
 use fluss::metadata::{DataTypes, Schema, TablePath};
 use integration_tests::native::{new_database, one_bucket};
 use integration_tests::{Stack, bounded, unique_name};
@@ -19,9 +19,11 @@ use serde_json::{Value, json};
 const BASE: &str = "/v1/clusters/default";
 
 /// One exchange with a JSON body (or none).
+/// [`Gateway::send`]: one way to ask, so every request of these journeys gets the same handling
+/// of the emulator's own 500s (make test on 1fea074 failed the catalog journey on a GET this
+/// local copy sent past it).
 async fn send(gw: &Gateway, method: &str, path: &str, body: Option<&Value>) -> Answer {
-    let bytes = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
-    http(gw.addr, method, path, "application/json", &bytes).await
+    gw.send(method, path, body).await
 }
 
 fn db_url(db: &str) -> String {

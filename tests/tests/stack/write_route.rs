@@ -71,7 +71,7 @@ async fn the_write_journey_works_through_cargo_lambda_watch() {
     let path = TablePath::new("write_it".to_owned(), unique_name("watch_errors"));
     create_pk_table(&conn, &path).await;
     let url = records_url("default", &path);
-    let a = http(gw.addr, "GET", &url, "application/json", b"").await;
+    let a = gw.send("GET", &url, None).await;
     a.assert_error(405, "method_not_allowed");
     let a = http(gw.addr, "POST", &url, "text/plain", b"{}").await;
     a.assert_error(415, "unsupported_media_type");
@@ -232,7 +232,7 @@ async fn rejected_requests_answer_in_the_envelope_with_the_request_id() {
         "{a:?}"
     );
 
-    let a = http(gw.addr, "GET", &url, "application/json", b"").await;
+    let a = gw.send("GET", &url, None).await;
     a.assert_error(405, "method_not_allowed");
 
     // Nothing of the above was written.
