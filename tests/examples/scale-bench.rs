@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use integration_tests::bench::{arg, exit_code, figure, ms, pct};
 use integration_tests::server::{ServerProcess, secured_env};
-use integration_tests::{Stack, release_bin, unique_name};
+use integration_tests::{Stack, free_port, release_bin, unique_name};
 use serde_json::{Value, json};
 
 const DB: &str = "scale_bench";
@@ -277,13 +277,6 @@ fn fluss_servers() -> Result<Vec<(String, u32)>, String> {
         .into_iter()
         .filter(|(name, _)| name.starts_with("coordinator") || name.starts_with("tablet"))
         .collect())
-}
-
-fn free_port() -> Result<u16, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| e.to_string())
 }
 
 async fn create_table(

@@ -255,6 +255,14 @@ pub async fn wait_for_leaders(
     }
 }
 
+/// A loopback port free at the time of asking (the OS picks it; the listener is closed again).
+pub fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
 /// The checkout under test. `cargo test` and `cargo run` set `CARGO_MANIFEST_DIR` for the
 /// process they start, and that is preferred over the compile-time value: cargo hashes workspace
 /// crates independently of where the checkout lives, so a binary built in another clone sharing

@@ -45,13 +45,6 @@ pub fn collector_binary() -> String {
         .to_owned()
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port()
-}
-
 impl Collector {
     /// Builds the collector if needed (idempotent; the Makefile builds it before the tests) and
     /// starts it; ready once its receiver accepts connections.
@@ -68,7 +61,7 @@ impl Collector {
 
     fn start_with(token: Option<&str>) -> Collector {
         let binary = collector_binary();
-        let port = free_port();
+        let port = crate::free_port().expect("free port");
         let dir = std::env::temp_dir().join(format!("otelcol-it-{port}"));
         std::fs::create_dir_all(&dir).expect("collector dir");
         let file = dir.join("metrics.jsonl");

@@ -59,7 +59,7 @@ impl Rie {
         max_concurrency: Option<u32>,
     ) -> Result<Rie, String> {
         let rie = rie_path()?;
-        let (port, runtime_port) = (free_port()?, free_port()?);
+        let (port, runtime_port) = (crate::free_port()?, crate::free_port()?);
         let name = function
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -173,13 +173,6 @@ impl Drop for Rie {
 /// Whether this process runs as root (`/proc/self/status`: real uid 0).
 fn is_root() -> bool {
     crate::proc_status("self", "Uid").is_some_and(|uid| uid == "0")
-}
-
-fn free_port() -> Result<u16, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| e.to_string())
 }
 
 /// An API Gateway HTTP API (payload 2.0) event of `method path` with a JSON `body`, the API
