@@ -12,7 +12,9 @@
 //! cargo run --release -p integration-tests --example footprint-bench [-- SECONDS [CLIENTS]]
 //! ```
 //!
-//! SECONDS of load default to 10, CLIENTS to 4.
+//! SECONDS of load default to 10, CLIENTS to 4. `FOOTPRINT_BENCH_SMAPS=1` prints where the idle
+//! resident set is (mappings by size); `MIMALLOC_…` variables are passed to the server, to try
+//! the allocator's settings (the server otherwise starts with only its configuration).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -39,7 +41,11 @@ async fn main() -> ExitCode {
 async fn run() -> Result<(), String> {
     let (seconds, clients) = (arg(1, 10)?, arg(2, 4)?);
     let stack = Stack::load();
-    let secured = secured_env(&stack, "10s");
+    let mut secured = secured_env(&stack, "10s");
+    // The allocator's own settings (`MIMALLOC_…`) reach the server, to try them.
+    secured
+        .env
+        .extend(std::env::vars().filter(|(k, _)| k.starts_with("MIMALLOC_")));
     let server = ServerProcess::start_binary(&release_bin("fluss-gateway"), &secured.env);
     let mib = |kib: u64| kib as f64 / 1024.0;
     let rss_started = mib(server.rss_kib());
@@ -62,6 +68,9 @@ async fn run() -> Result<(), String> {
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_idle = mib(server.rss_kib());
+    if std::env::var_os("FOOTPRINT_BENCH_SMAPS").is_some() {
+        print_smaps(server.pid());
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
     let acked = Arc::new(AtomicU64::new(0));
@@ -131,4 +140,43 @@ async fn run() -> Result<(), String> {
         "rows/s",
     );
     Ok(())
+}
+
+/// Where the idle resident set is (`FOOTPRINT_BENCH_SMAPS=1`): `/proc/<pid>/smaps` summed by
+/// mapping (the binary's sections, the heap and anonymous maps, thread stacks, libraries),
+/// largest first, with the rollup's anonymous and file-backed totals.
+fn print_smaps(pid: u32) {
+    let Ok(smaps) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
+        eprintln!("footprint-bench: /proc/{pid}/smaps is not readable");
+        return;
+    };
+    let mut by_name: std::collections::BTreeMap<String, (u64, u64, usize)> = Default::default();
+    let mut current = String::new();
+    for line in smaps.lines() {
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or_default();
+        if first.contains('-') && !first.ends_with(':') {
+            // A mapping's header: range, perms, offset, dev, inode, [path].
+            let perms = words.next().unwrap_or_default().to_owned();
+            let path = words.nth(3).unwrap_or("[anonymous]");
+            let path = path.rsplit('/').next().unwrap_or(path);
+            current = format!("{path} {perms}");
+            by_name.entry(current.clone()).or_default().2 += 1;
+        } else if first == "Rss:" || first == "Anonymous:" {
+            let kib: u64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+            let entry = by_name.entry(current.clone()).or_default();
+            if first == "Rss:" {
+                entry.0 += kib;
+            } else {
+                entry.1 += kib;
+            }
+        }
+    }
+    let mut rows: Vec<_> = by_name.into_iter().filter(|(_, v)| v.0 > 0).collect();
+    rows.sort_by_key(|row| std::cmp::Reverse(row.1.0));
+    println!("| mapping (perms) | maps | RSS KiB | anonymous KiB |");
+    println!("|---|---|---|---|");
+    for (name, (rss, anon, maps)) in rows.iter().take(15) {
+        println!("| {name} | {maps} | {rss} | {anon} |");
+    }
 }
