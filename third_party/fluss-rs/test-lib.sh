@@ -39,6 +39,7 @@ without_cast=(
   client::table::scanner::tests::a_scan_s_fetch_limits_replace_the_connection_s_in_its_fetch_requests
   client::write::sender::tests::a_shutdown_drain_that_cannot_send_yields_and_can_be_aborted
   rpc::server_connection::tests::control_requests_are_counted_by_api_apart_from_the_data_path_series
+  row::binary_map::tests::a_reset_writer_builds_the_same_maps_as_fresh_writers
 )
 with_cast=(
   record::arrow::tests::encoding_differences_are_converted_not_rejected

@@ -7,6 +7,7 @@
 //! nothing written.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
 use fluss::row::{Datum, GenericRow};
 use opentelemetry_proto::tonic::common::v1::{InstrumentationScope, KeyValue};
@@ -21,8 +22,8 @@ use opentelemetry_proto::tonic::trace::v1::ResourceSpans;
 use super::points::{Point, counts, exponential_columns, number, number_columns, optional};
 use super::schema::NestedTypes;
 use super::value::{
-    Columns, array, attribute_map, body_text, count, double, flags, id_hex, row, string_attribute,
-    text, time,
+    AttributeWriter, Columns, array, attribute_map, body_text, count, double, flags, id_hex, row,
+    string_attribute, text, time,
 };
 use super::{ExportBody, OtlpTable};
 use crate::error::GatewayError;
@@ -76,9 +77,11 @@ impl ExportBody {
         limits: &Limits,
         day: &'a str,
     ) -> Result<TableRows<'a>, GatewayError> {
+        let types = NestedTypes::get()?;
         let mut b = Builder {
             limits,
-            types: NestedTypes::get()?,
+            types,
+            attributes: RefCell::new(AttributeWriter::new(types)),
             day,
             out: TableRows::default(),
             records: 0,
@@ -110,6 +113,8 @@ struct Origin<'a>(Columns<'a>);
 struct Builder<'a, 'l> {
     limits: &'l Limits,
     types: &'static NestedTypes,
+    /// Every attribute list of the request is written with it, one after the other.
+    attributes: RefCell<AttributeWriter>,
     day: &'a str,
     out: TableRows<'a>,
     records: usize,
@@ -121,7 +126,8 @@ impl<'a> Builder<'a, '_> {
         kvs: &[KeyValue],
         what: &dyn Fn() -> String,
     ) -> Result<Datum<'a>, GatewayError> {
-        attribute_map(kvs, self.limits.max_attributes, self.types, what)
+        let mut writer = self.attributes.borrow_mut();
+        attribute_map(kvs, self.limits.max_attributes, &mut writer, what)
     }
 
     fn origin(

@@ -85,13 +85,32 @@ pub(super) fn body_text(body: Option<&AnyValue>) -> Datum<'_> {
     }
 }
 
+/// The map writer and text buffer one request's attribute lists are written with, one list
+/// after the other: the map's arrays are built in the same buffers each time and only the
+/// finished map is allocated (the arrays' buffers were a third of the allocations per log
+/// record).
+pub(super) struct AttributeWriter {
+    map: FlussMapWriter,
+    scratch: String,
+}
+
+impl AttributeWriter {
+    /// A writer of the attribute columns' `MAP<STRING, STRING>`.
+    pub(super) fn new(types: &NestedTypes) -> Self {
+        AttributeWriter {
+            map: FlussMapWriter::new(0, &types.attribute_key, &types.attribute_value),
+            scratch: String::new(),
+        }
+    }
+}
+
 /// `attributes` as a map value, refused (400 naming `what`) beyond `max` entries: a record's
 /// size is bounded by the body limit, its column count by this. A key sent twice (which OTLP
 /// forbids) keeps its first place and its last value.
 pub(super) fn attribute_map(
     attributes: &[KeyValue],
     max: usize,
-    types: &NestedTypes,
+    writer: &mut AttributeWriter,
     what: &dyn Fn() -> String,
 ) -> Result<Datum<'static>, GatewayError> {
     if attributes.len() > max {
@@ -114,12 +133,12 @@ pub(super) fn attribute_map(
             unique
         });
     let entries = unique.as_ref().map_or(attributes.len(), Vec::len);
-    let mut w = FlussMapWriter::new(entries, &types.attribute_key, &types.attribute_value);
-    let mut scratch = String::new();
+    let AttributeWriter { map: w, scratch } = writer;
+    w.reset(entries);
     let mut write = |key: &str, value: Option<&AnyValue>| {
         w.write_entry(
             Datum::String(Cow::Borrowed(key)),
-            attribute_text(value, &mut scratch),
+            attribute_text(value, scratch),
         )
     };
     let encoded = match &unique {
@@ -129,7 +148,7 @@ pub(super) fn attribute_map(
             .try_for_each(|kv| write(&kv.key, kv.value.as_ref())),
     };
     encoded
-        .and_then(|()| w.complete())
+        .and_then(|()| w.to_map())
         .map(Datum::Map)
         .map_err(|e| GatewayError::invalid(format!("{} could not be encoded: {e}", what())))
 }
@@ -299,10 +318,14 @@ mod tests {
             ..KeyValue::default()
         };
         let types = NestedTypes::get().expect("types");
+        let mut writer = AttributeWriter::new(types);
+        // A list before it in the same writer leaves nothing behind.
+        let first = attribute_map(&[kv("z", "first")], 8, &mut writer, &|| "x".into());
+        assert!(first.is_ok(), "{first:?}");
         let map = attribute_map(
             &[kv("a", "1"), kv("b", "2"), kv("a", "3")],
             8,
-            types,
+            &mut writer,
             &|| "x".into(),
         );
         let Ok(Datum::Map(map)) = map else {

@@ -214,7 +214,7 @@ impl FlussArray {
     }
 
     /// Creates a FlussArray from owned bytes without copying.
-    fn from_owned_bytes(data: Bytes) -> Result<Self> {
+    pub(crate) fn from_owned_bytes(data: Bytes) -> Result<Self> {
         let (size, element_offset) = Self::validate(&data)?;
         Ok(FlussArray {
             data,
@@ -570,22 +570,37 @@ impl FlussArrayWriter {
         element_size: usize,
         row_accessors: Option<Vec<RowFieldAccessor>>,
     ) -> Self {
-        let header_in_bytes = calculate_header_in_bytes(num_elements);
-        let fixed_size = round_to_nearest_word(header_in_bytes + element_size * num_elements);
-        let mut data = vec![0u8; fixed_size];
-
-        // Java's MemorySegment.putInt() stores little-endian.
-        data[0..4].copy_from_slice(&(num_elements as i32).to_le_bytes());
-
-        FlussArrayWriter {
-            data,
+        let mut writer = FlussArrayWriter {
+            data: Vec::new(),
             null_bits_offset: 4,
-            element_offset: header_in_bytes,
+            element_offset: 0,
             element_size,
-            cursor: fixed_size,
-            num_elements,
+            cursor: 0,
+            num_elements: 0,
             row_accessors,
-        }
+        };
+        writer.reset(num_elements);
+        writer
+    }
+
+    /// Starts a new array of `num_elements` elements of the same type in this writer, dropping
+    /// what was written, and keeping the buffer's memory: a caller writing many small arrays
+    /// (or maps, [`crate::row::FlussMapWriter::reset`]) allocates once instead of once each.
+    pub fn reset(&mut self, num_elements: usize) {
+        let header_in_bytes = calculate_header_in_bytes(num_elements);
+        let fixed_size = round_to_nearest_word(header_in_bytes + self.element_size * num_elements);
+        self.data.clear();
+        self.data.resize(fixed_size, 0);
+        // Java's MemorySegment.putInt() stores little-endian.
+        self.data[0..4].copy_from_slice(&(num_elements as i32).to_le_bytes());
+        self.element_offset = header_in_bytes;
+        self.cursor = fixed_size;
+        self.num_elements = num_elements;
+    }
+
+    /// The array's bytes as written so far (what [`FlussArrayWriter::complete`] returns).
+    pub(crate) fn written(&self) -> &[u8] {
+        &self.data[..self.cursor]
     }
 
     fn get_element_offset(&self, pos: usize) -> usize {

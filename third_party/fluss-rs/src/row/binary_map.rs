@@ -413,9 +413,51 @@ impl FlussMapWriter {
 
     /// Finalizes the writer and returns the completed `FlussMap`.
     pub fn complete(self) -> Result<FlussMap> {
-        let key_array = self.key_writer.complete()?;
-        let value_array = self.value_writer.complete()?;
-        FlussMap::from_arrays(&key_array, &value_array, &self.key_type, &self.value_type)
+        self.to_map()
+    }
+
+    /// The map written so far, in one new buffer, the writer left as it is: with
+    /// [`FlussMapWriter::reset`], one writer builds many maps without allocating its arrays'
+    /// buffers again for each.
+    pub fn to_map(&self) -> Result<FlussMap> {
+        let key_bytes = self.key_writer.written();
+        let value_bytes = self.value_writer.written();
+        let mut data = Vec::with_capacity(4 + key_bytes.len() + value_bytes.len());
+        // Java's BinaryMap writes the key array's size little-endian.
+        data.extend_from_slice(&(key_bytes.len() as i32).to_le_bytes());
+        data.extend_from_slice(key_bytes);
+        data.extend_from_slice(value_bytes);
+        let data = Bytes::from(data);
+        let key_end = 4 + key_bytes.len();
+        // The arrays are views of the map's buffer (as `from_owned_bytes` makes them), not
+        // copies: one buffer per map.
+        let key_array = FlussArray::from_owned_bytes(data.slice(4..key_end))?;
+        let value_array = FlussArray::from_owned_bytes(data.slice(key_end..))?;
+        if key_array.size() != value_array.size() {
+            return Err(IllegalArgument {
+                message: format!(
+                    "FlussMap key array size ({}) does not match value array size ({})",
+                    key_array.size(),
+                    value_array.size()
+                ),
+            });
+        }
+        check_no_null_keys(&key_array)?;
+        Ok(FlussMap(Box::new(MapParts {
+            data,
+            key_array,
+            value_array,
+            key_type: self.key_type.clone(),
+            value_type: self.value_type.clone(),
+        })))
+    }
+
+    /// Starts a new map of `num_entries` entries with the same key and value types, dropping
+    /// what was written and keeping the buffers' memory.
+    pub fn reset(&mut self, num_entries: usize) {
+        self.key_writer.reset(num_entries);
+        self.value_writer.reset(num_entries);
+        self.current_index = 0;
     }
 
     fn write_datum(
@@ -471,6 +513,57 @@ mod tests {
     use crate::metadata::DataTypes;
     use crate::row::binary_array::FlussArrayWriter;
     use crate::row::datum::TimestampNtz;
+
+    /// One writer, reset between maps, builds each map byte for byte as a fresh writer does;
+    /// the maps stay whole after the writer moves on, and pass `from_bytes`'s validation.
+    #[test]
+    fn a_reset_writer_builds_the_same_maps_as_fresh_writers() {
+        type Entries<'a> = &'a [(&'a str, Option<&'a str>)];
+        let string = DataTypes::string();
+        let maps: [Entries; 3] = [
+            &[
+                ("service.name", Some("checkout, a long value")),
+                ("k", Some("v")),
+            ],
+            &[],
+            &[("a", None), ("a longer key than a word", Some("x"))],
+        ];
+        let write = |w: &mut FlussMapWriter, entries: Entries| {
+            for (k, v) in entries {
+                let v = match v {
+                    Some(v) => (*v).into(),
+                    None => Datum::Null,
+                };
+                w.write_entry((*k).into(), v).unwrap();
+            }
+        };
+        let mut reused = FlussMapWriter::new(5, &string, &string);
+        write(&mut reused, maps[0]);
+        let mut kept = Vec::new();
+        for entries in maps {
+            reused.reset(entries.len());
+            write(&mut reused, entries);
+            let map = reused.to_map().unwrap();
+            let mut fresh = FlussMapWriter::new(entries.len(), &string, &string);
+            write(&mut fresh, entries);
+            assert_eq!(map.as_bytes(), fresh.complete().unwrap().as_bytes());
+            kept.push(map);
+        }
+        assert_eq!(
+            kept[0].value_array().get_string(0).unwrap(),
+            "checkout, a long value"
+        );
+        assert_eq!(kept[1].size(), 0);
+        assert!(kept[2].value_array().is_null_at(0));
+        assert_eq!(
+            kept[2].key_array().get_string(1).unwrap(),
+            "a longer key than a word"
+        );
+        for map in &kept {
+            let parsed = FlussMap::from_bytes(map.as_bytes(), &string, &string).unwrap();
+            assert_eq!(parsed.size(), map.size());
+        }
+    }
 
     #[test]
     fn fluss_map_dispatches_through_internal_map_trait() {
