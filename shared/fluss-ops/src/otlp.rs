@@ -6,7 +6,6 @@
 use fluss::metadata::TablePath;
 use fluss::row::GenericRow;
 use fluss_pool::Pool;
-use futures_util::future::try_join_all;
 use gateway_core::otlp::{OtlpTable, TableRows, create_table_request};
 use gateway_core::types::table_descriptor;
 use gateway_core::{ErrorCode, GatewayError};
@@ -131,7 +130,6 @@ pub async fn create_tables(
 ) -> Result<Vec<(String, bool)>, GatewayError> {
     let session = Session::open(pool, call, target.cluster).await?;
     let mut out = Vec::with_capacity(tables.len());
-    let mut paths = Vec::with_capacity(tables.len());
     for &table in tables {
         let name = table.name(target.prefix);
         let request = create_table_request(table, &name, buckets);
@@ -150,18 +148,9 @@ pub async fn create_tables(
             Err(e) if e.code() == ErrorCode::TableAlreadyExists => false,
             Err(e) => return Err(e),
         };
-        paths.push(path);
+        ensure_day_partition(&session, &path, target.day, &call.deadline).await?;
         out.push((name, created));
     }
-    // Fluss's auto-partitioner creates the tables' partitions side by side: waiting for them
-    // one after the other took up to seven times as long, and outlasted the request's deadline
-    // on a loaded machine (a 503 to make bench's otlp-bench).
-    try_join_all(
-        paths
-            .iter()
-            .map(|path| ensure_day_partition(&session, path, target.day, &call.deadline)),
-    )
-    .await?;
     Ok(out)
 }
 
