@@ -432,13 +432,26 @@ async fn end_to_end(
         return Err(format!("create database: {status} {}", text(&answer)));
     }
     let created = Instant::now();
-    let (status, answer) = post(
-        &router,
-        &format!("{base}/otlp/tables"),
-        "application/json",
-        json!({ "prefix": prefix, "buckets": 1 }).to_string().into(),
-    )
-    .await?;
+    // A 503 (Fluss has not made a new table's day partition yet, seen on a loaded machine) is
+    // retried as its Retry-After says, as a client would; the route is idempotent.
+    let (status, answer) = loop {
+        let (status, answer) = post(
+            &router,
+            &format!("{base}/otlp/tables"),
+            "application/json",
+            json!({ "prefix": prefix, "buckets": 1 }).to_string().into(),
+        )
+        .await?;
+        if status != StatusCode::SERVICE_UNAVAILABLE || created.elapsed() > Duration::from_secs(90)
+        {
+            break (status, answer);
+        }
+        eprintln!(
+            "otlp-bench: create OTLP tables: 503, retrying: {}",
+            text(&answer)
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
     if !status.is_success() {
         return Err(format!("create OTLP tables: {status} {}", text(&answer)));
     }
