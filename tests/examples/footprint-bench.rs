@@ -143,8 +143,8 @@ async fn run() -> Result<(), String> {
 }
 
 /// Where the idle resident set is (`FOOTPRINT_BENCH_SMAPS=1`): `/proc/<pid>/smaps` summed by
-/// mapping (the binary's sections, the heap and anonymous maps, thread stacks, libraries),
-/// largest first, with the rollup's anonymous and file-backed totals.
+/// mapping name and permissions (the binary's sections, anonymous maps, stacks, libraries),
+/// the 15 largest by RSS, each with its anonymous part.
 fn print_smaps(pid: u32) {
     let Ok(smaps) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
         eprintln!("footprint-bench: /proc/{pid}/smaps is not readable");
