@@ -31,11 +31,14 @@ use integration_tests::private_stack::PrivateStack;
 use integration_tests::server::{ServerProcess, assert_no_secrets, secured_env};
 use integration_tests::unique_name;
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::write_load::{
-    Acked, Client, DB, Ledger, Rows, env_number, log_ids, lookups, missing_keyed_rows, stream_rows,
+    Acked, Client, DB, Ledger, Rows, env_number, log_ids, missing_keyed_rows, stream_rows,
 };
+
+mod lookups;
+use lookups::check_lookups;
 
 /// The three TabletServers, as `infra/local/stack.py` names them in the production shape.
 const TABLETS: [&str; 3] = ["tablet", "tablet-1", "tablet-2"];
@@ -109,82 +112,6 @@ struct Fault {
     end: Instant,
     /// Where the cluster was whole again (the last server back).
     back: Instant,
-}
-
-/// Lookups of rows already acknowledged, all along the faults, through the gateway: what they
-/// answered.
-#[derive(Default, Debug)]
-struct LookupTally {
-    requests: u64,
-    keys: u64,
-    statuses: BTreeMap<u16, u64>,
-    /// Acknowledged rows a 200 answer called absent or gave another value (must stay empty).
-    wrong: Vec<(String, i32, Value)>,
-    /// Non-200 answers without `Retry-After`.
-    without_retry_after: Vec<String>,
-    /// The first body of each non-200 status.
-    samples: BTreeMap<u16, String>,
-}
-
-/// Looks up, every 100 ms, 20 rows of each primary-key table that were acknowledged before
-/// the lookup was sent.
-async fn check_lookups(
-    client: Client,
-    tables: Vec<(String, Rows, Arc<Acked>)>,
-    stop: Arc<AtomicBool>,
-) -> LookupTally {
-    let mut tally = LookupTally::default();
-    let mut turn = 0usize;
-    while !stop.load(Ordering::Relaxed) {
-        for (table, rows, acked) in &tables {
-            let sample: Vec<i32> = {
-                let ids = acked
-                    .ids
-                    .as_ref()
-                    .expect("acked ids")
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                if ids.is_empty() {
-                    continue;
-                }
-                // Spread over the whole history: old rows and the newest ones.
-                (0..20)
-                    .map(|n| ids[(turn * 7919 + n * 104_729) % ids.len()])
-                    .chain(ids.last().copied())
-                    .collect()
-            };
-            turn += 1;
-            let keys: Vec<Value> = sample.iter().map(|id| rows.key(*id)).collect();
-            let reply = client.post(&lookups(table), &json!({ "keys": keys })).await;
-            tally.requests += 1;
-            tally.keys += sample.len() as u64;
-            *tally.statuses.entry(reply.status).or_default() += 1;
-            if reply.status != 200 {
-                tally
-                    .samples
-                    .entry(reply.status)
-                    .or_insert_with(|| reply.body.to_string());
-                if reply.retry_after.is_none() {
-                    tally
-                        .without_retry_after
-                        .push(format!("{}: {}", reply.status, reply.body));
-                }
-                continue;
-            }
-            let results = reply.body["results"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            assert_eq!(results.len(), sample.len(), "one result per key: {reply:?}");
-            for (id, result) in sample.iter().zip(results) {
-                if result["found"] != true || result["row"]["v"] != format!("v{id}") {
-                    tally.wrong.push((table.clone(), *id, result));
-                }
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    tally
 }
 
 /// DDL while the coordinator dies and comes back: creates and drops a table every 300 ms
