@@ -25,6 +25,7 @@
 pub mod config;
 pub mod connection;
 pub mod deadline;
+mod failover;
 pub mod health;
 pub mod identity;
 pub mod leaders;

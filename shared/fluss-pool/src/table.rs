@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fluss::client::{
     AppendWriter, FlussConnection, FlussTable, Lookuper, PrefixKeyLookuper, UpsertWriter,
@@ -22,6 +22,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowCodec;
 
 use crate::config::TableCachePolicy;
+use crate::failover::LeaderWatch;
 use crate::metrics::Stats;
 
 /// Partial-update writers kept per table; more column sets are served by uncached writers
@@ -42,6 +43,8 @@ pub struct TableHandle {
     partial: Mutex<HashMap<Vec<usize>, Arc<UpsertWriter>>>,
     /// Lookupers given back by finished requests; they hold no request state between lookups.
     idle_lookupers: Mutex<Vec<Lookuper>>,
+    /// Leader changes of the table's buckets (lookups refuse misses right after one).
+    leaders: LeaderWatch,
 }
 
 impl std::fmt::Debug for TableHandle {
@@ -70,6 +73,7 @@ impl TableHandle {
             append: Mutex::new(None),
             partial: Mutex::new(HashMap::new()),
             idle_lookupers: Mutex::new(Vec::new()),
+            leaders: LeaderWatch::default(),
         })
     }
 
@@ -96,6 +100,24 @@ impl TableHandle {
     /// Id of the schema the codec and writers were built for.
     pub fn schema_id(&self) -> i32 {
         self.info.schema_id
+    }
+
+    /// How long ago a bucket leader of this table last changed (or lost its leader), as the
+    /// connection's metadata shows it now compared with the last time asked; `None` if no
+    /// change was seen since the handle was built. Cheap: the comparison runs only when
+    /// fluss-rs has refreshed its metadata since.
+    pub fn leaders_changed_ago(&self) -> Option<Duration> {
+        let table_id = self.info.table_id;
+        self.leaders
+            .observe(&self.conn.get_metadata().get_cluster(), |cluster| {
+                cluster
+                    .get_bucket_locations_by_path()
+                    .values()
+                    .flatten()
+                    .filter(|l| l.table_bucket.table_id() == table_id)
+                    .map(|l| (l.table_bucket.clone(), l.leader().as_ref().map(|n| n.id())))
+                    .collect()
+            })
     }
 
     /// A fluss-rs table view (no RPC) for anything the handle does not cache, e.g. scans.
@@ -380,6 +402,8 @@ impl TableCache {
             crate::metrics::table_invalidation(&self.cluster, "changed");
         }
         let handle = Arc::new(TableHandle::new(self.conn.clone(), info)?);
+        // The leaders as of now are the baseline later lookups compare with.
+        handle.leaders_changed_ago();
         slot.set(Some(handle.clone()));
         self.stats.record_table_fill(&self.cluster);
         Ok(Resolved {

@@ -10,7 +10,8 @@
 //! 3. `kill -9` of the coordinator while writes and DDL go on, restarted later.
 //!
 //! Beside the writes, lookups of rows already acknowledged run all along: none may come back
-//! absent or with another value. At the end every acknowledged row is read back straight from
+//! absent or with another value; lookups of a key never written must answer 503 right after a
+//! bucket leader changed (the failover guard), then absent again. At the end every acknowledged row is read back straight from
 //! Fluss (the log tables by a scan of every bucket and partition, the primary-key tables by
 //! lookups), and each fault prints a `[durability]` figure line: rows acked, checked and lost,
 //! the time until every bucket took writes again, and the share of failed requests.
@@ -38,7 +39,7 @@ use super::write_load::{
 };
 
 mod lookups;
-use lookups::check_lookups;
+use lookups::{absent_once_settled, check_lookups};
 
 /// The three TabletServers, as `infra/local/stack.py` names them in the production shape.
 const TABLETS: [&str; 3] = ["tablet", "tablet-1", "tablet-2"];
@@ -197,7 +198,12 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
     let _watchdog = stack.watchdog(Duration::from_secs(240) + per_fault * (rounds as u32 + 4));
     let env = stack.env();
     assert_eq!(env.var("FLUSS_TABLET_SERVERS"), "3", "the production shape");
-    let secured = secured_env(&env, "3s");
+    let mut secured = secured_env(&env, "3s");
+    // Twice the cluster's replica lag above: the longest a new leader's watermark waits.
+    secured.env.insert(
+        "FLUSS_GATEWAY__CLUSTER__DEFAULT__CLIENT__LOOKUP__FAILOVER_WINDOW".to_owned(),
+        "10s".to_owned(),
+    );
     let mut server = ServerProcess::start(&secured.env);
     let client = Client::new(&server, &secured.api_key, Duration::from_secs(5));
     let targets = [
@@ -332,6 +338,11 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
         ledgers.push(w.await.expect("writer"));
     }
     let lookups = checker.await.expect("lookup checker");
+    // After the guard's window, a key never written is plainly absent again.
+    let mut settled = Vec::new();
+    for target in targets.iter().filter(|t| t.pk()) {
+        settled.push(absent_once_settled(&client, &target.name, target.rows).await);
+    }
 
     // Every acknowledged row, read back straight from Fluss (log) or through lookups (pk).
     let mut lost: Vec<HashSet<i32>> = Vec::new();
@@ -430,11 +441,16 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
     suite!(
         "[durability] in all: rows acked {acked_all}, checked {acked_all}, lost {lost_all}, \
          log duplicates {duplicates}; per-row failure codes {codes:?} (e.g. {samples:?}); lookups of acked rows: \
-         {} requests, {} keys, statuses {:?}, wrong {}; DDL during the coordinator kill: {ddl_statuses:?}",
+         {} requests, {} keys, statuses {:?}, wrong {}; lookups of a key never written: statuses \
+         {:?}, {} refused by the failover guard, wrong {}, once settled (status, found) \
+         {settled:?}; DDL during the coordinator kill: {ddl_statuses:?}",
         lookups.requests,
         lookups.keys,
         lookups.statuses,
-        lookups.wrong.len()
+        lookups.wrong.len(),
+        lookups.probes,
+        lookups.probes_guarded,
+        lookups.probes_wrong.len(),
     );
 
     assert_eq!(lost_all, 0, "acknowledged rows are missing");
@@ -449,6 +465,24 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
         &lookups.wrong[..lookups.wrong.len().min(10)]
     );
     assert!(lookups.requests > 0 && lookups.statuses.get(&200).is_some_and(|n| *n > 0));
+    assert!(
+        lookups.probes_wrong.is_empty(),
+        "a key never written was found: {:?}",
+        lookups.probes_wrong
+    );
+    assert!(
+        settled
+            .iter()
+            .all(|(status, found)| *status == 200 && *found == false),
+        "a key never written, once the guard's window passed: {settled:?}"
+    );
+    // The rolling restart moves every bucket's leader, so the guard must have spoken.
+    assert!(
+        lookups.probes_guarded > 0,
+        "no lookup miss was refused after the leader changes: {:?} {:?}",
+        lookups.probes,
+        lookups.probe_samples
+    );
     // During failover an answer is a success, a per-row failure, or a 503/504/429: never
     // another 5xx, never a 4xx for a valid request, and a 503 or 429 says when to retry.
     let allowed = |status: &u16| matches!(status, 200 | 429 | 503 | 504);
@@ -475,8 +509,21 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
             "503/429 without Retry-After: {unpaced:?}"
         );
     }
+    let unpaced: Vec<&String> = lookups
+        .without_retry_after
+        .iter()
+        .filter(|a| a.starts_with("503") || a.starts_with("429"))
+        .collect();
     assert!(
-        lookups.statuses.keys().all(allowed),
+        unpaced.is_empty(),
+        "lookups: 503/429 without Retry-After: {unpaced:?}"
+    );
+    assert!(
+        lookups
+            .statuses
+            .keys()
+            .chain(lookups.probes.keys())
+            .all(allowed),
         "lookup statuses {:?}; first answers: {:?}",
         lookups.statuses,
         lookups.samples

@@ -1,10 +1,10 @@
-//! What point and prefix lookups both need: the primary-key table check and positions as the
-//! wire's index type. Kept apart from the parent module, which runs the lookups, so that the
+//! What point and prefix lookups both need: the primary-key table check, the failover guard
+//! and positions as the wire's index type. Kept apart from the parent module, which runs the lookups, so that the
 //! lookups never depend back on it.
 
 use std::sync::Arc;
 
-use fluss_pool::TableHandle;
+use fluss_pool::{PooledConnection, TableHandle};
 use gateway_core::codec::NumberTexts;
 use gateway_core::wire::Row;
 use gateway_core::{ErrorCode, GatewayError};
@@ -21,6 +21,55 @@ pub(super) fn ensure_primary_key_table(handle: &TableHandle) -> Result<(), Gatew
                 handle.path()
             ),
         ))
+    }
+}
+
+/// What an answer of a lookup claims, for [`ensure_settled_leaders`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Claim {
+    /// Every key was found: each row Fluss returned exists.
+    AllFound,
+    /// Some key was reported absent.
+    Absence,
+    /// A listing (prefix lookup): complete only if every row is visible.
+    Listing,
+}
+
+/// 503 `unavailable` for an answer that claims an absence (a miss, or a prefix listing) while
+/// a bucket leader of the table changed within the cluster's `client.lookup.failover-window`.
+///
+/// A new leader of a primary-key bucket may not show rows Fluss acknowledged until its high
+/// watermark catches up, and its answer does not say so (fluss_pool's `failover` module and
+/// docs/operations.md, "Durability"): the gateway must not report such a row absent. Called
+/// after every lookup, so that the leaders the handle compares with stay current.
+pub(super) fn ensure_settled_leaders(
+    conn: &PooledConnection,
+    handle: &TableHandle,
+    claim: Claim,
+) -> Result<(), GatewayError> {
+    let window = conn.cluster().client.lookup_failover_window;
+    let changed = handle.leaders_changed_ago();
+    match changed {
+        Some(ago) if ago < window && claim != Claim::AllFound => {
+            let left = (window - ago).as_secs() + 1;
+            tracing::info!(
+                table = %handle.path(),
+                changed_ago_ms = u64::try_from(ago.as_millis()).unwrap_or(u64::MAX),
+                ?claim,
+                "lookup answer refused: the table's bucket leaders changed moments ago"
+            );
+            Err(GatewayError::new(
+                ErrorCode::Unavailable,
+                format!(
+                    "a bucket leader of table `{}` changed {:.1}s ago and the new leader may not show every \
+                     acknowledged row yet, so an absent key cannot be confirmed; retry (this \
+                     lasts at most {left}s more)",
+                    handle.path(),
+                    ago.as_secs_f64()
+                ),
+            ))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -10,11 +10,12 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
 use gateway_core::wire::LookupResult;
 
-use super::common::{Keys, ensure_primary_key_table, input_index};
+use super::common::{Claim, Keys, ensure_primary_key_table, ensure_settled_leaders, input_index};
 use super::fanout::all_in_flight;
 
 /// Looks up `keys` on `handle`; `Err` fails the whole request (nothing is partial). A key of a
-/// partition that does not exist is simply not found.
+/// partition that does not exist is simply not found; a miss right after a bucket leader of the
+/// table changed is 503 instead (`ensure_settled_leaders`).
 pub(crate) async fn lookup_keys(
     conn: &PooledConnection,
     handle: &Arc<TableHandle>,
@@ -72,5 +73,11 @@ pub(crate) async fn lookup_keys_as<T: Send + 'static>(
     .await?;
     let (found, lookupers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
     handle.recycle_lookupers(lookupers);
+    let claim = if found.iter().all(Option::is_some) {
+        Claim::AllFound
+    } else {
+        Claim::Absence
+    };
+    ensure_settled_leaders(conn, handle, claim)?;
     Ok(found)
 }

@@ -14,7 +14,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowRef;
 use gateway_core::wire::PrefixLookupResult;
 
-use super::common::{Keys, ensure_primary_key_table, input_index};
+use super::common::{Claim, Keys, ensure_primary_key_table, ensure_settled_leaders, input_index};
 use super::fanout::all_in_flight;
 
 /// The key layout of a table, as prefix lookups need it.
@@ -98,7 +98,8 @@ fn list<'a>(names: impl Iterator<Item = &'a String>) -> String {
 }
 
 /// Runs the prefix lookups of a request on `handle`: at most `max_rows` rows per prefix, with
-/// `truncated` set when more matched. `Err` fails the whole request.
+/// `truncated` set when more matched. `Err` fails the whole request; so does a bucket leader
+/// change of the table moments ago (503: a listing then may lack acknowledged rows).
 pub(crate) async fn lookup_prefixes(
     conn: &PooledConnection,
     handle: &Arc<TableHandle>,
@@ -152,6 +153,7 @@ pub(crate) async fn lookup_prefixes(
         },
     )
     .await?;
+    ensure_settled_leaders(conn, handle, Claim::Listing)?;
     Ok(answers
         .into_iter()
         .enumerate()

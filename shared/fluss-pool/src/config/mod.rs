@@ -69,6 +69,9 @@ pub const WRITER_BUFFER_WAIT_TIMEOUT_KEY: &str = "client.writer.buffer-wait-time
 pub const LOOKUP_LINGER_KEY: &str = "client.lookup.linger";
 /// `client.lookup.retries`: re-sends of a failed lookup before it fails.
 pub const LOOKUP_RETRIES_KEY: &str = "client.lookup.retries";
+/// `client.lookup.failover-window`: after a bucket leader of a table changes, lookups of it
+/// answer a miss as 503 for this long (a new leader may not show acknowledged rows yet).
+pub const LOOKUP_FAILOVER_WINDOW_KEY: &str = "client.lookup.failover-window";
 /// `health.max-failures`: consecutive failed calls after which a connection is probed.
 pub const HEALTH_MAX_FAILURES_KEY: &str = "health.max-failures";
 /// `health.idle-probe-after`: time without a successful call after which a connection is probed.
@@ -96,6 +99,9 @@ pub const DEFAULT_WRITER_BUFFER_WAIT_TIMEOUT: Duration = Duration::from_millis(1
 pub const DEFAULT_LOOKUP_LINGER: Duration = Duration::from_millis(2);
 /// Default `client.lookup.retries` (fluss-rs: `i32::MAX`).
 pub const DEFAULT_LOOKUP_RETRIES: u32 = 5;
+/// Default `client.lookup.failover-window`: Fluss's default `log.replica.max-lag-time`, the
+/// longest a new leader's high watermark waits for a dead replica to leave the in-sync set.
+pub const DEFAULT_LOOKUP_FAILOVER_WINDOW: Duration = Duration::from_secs(30);
 /// Default `health.max-failures`.
 pub const DEFAULT_HEALTH_MAX_FAILURES: u32 = 3;
 /// Default `health.idle-probe-after`: a thawed container may hold half-open sockets.
@@ -223,6 +229,12 @@ pub const CLUSTER_KEYS: &[KeySpec] = &[
         "lookup batch collection window",
     ),
     key(LOOKUP_RETRIES_KEY, Some("5"), false, "lookup re-sends"),
+    key(
+        LOOKUP_FAILOVER_WINDOW_KEY,
+        Some("30s"),
+        false,
+        "after a bucket leader change, a lookup miss answers 503 this long (0s: off)",
+    ),
     key(
         HEALTH_MAX_FAILURES_KEY,
         Some("3"),

@@ -11,14 +11,15 @@ use gateway_core::GatewayError;
 use super::{
     BOOTSTRAP_SERVERS_KEY, CLUSTERS_KEY, CONNECT_TIMEOUT_KEY, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_HEALTH_IDLE_PROBE_AFTER, DEFAULT_HEALTH_MAX_FAILURES, DEFAULT_HEALTH_PROBE_TIMEOUT,
-    DEFAULT_LOOKUP_LINGER, DEFAULT_LOOKUP_RETRIES, DEFAULT_TABLE_CACHE_MAX_TABLES,
-    DEFAULT_TABLE_CACHE_TTL, DEFAULT_WRITER_BATCH_SIZE, DEFAULT_WRITER_BUFFER_MEMORY,
-    DEFAULT_WRITER_BUFFER_WAIT_TIMEOUT, DEFAULT_WRITER_LINGER, DEFAULT_WRITER_RETRIES,
-    HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY, HEALTH_PROBE_TIMEOUT_KEY,
-    IDENTITY_MODE_KEY, LOOKUP_LINGER_KEY, LOOKUP_RETRIES_KEY, SECURITY_PROTOCOL_KEY,
-    SERVICE_ACCOUNT_KEY, SERVICE_SECRET_KEY, TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY,
-    WRITER_BATCH_SIZE_KEY, WRITER_BUFFER_MEMORY_KEY, WRITER_BUFFER_WAIT_TIMEOUT_KEY,
-    WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key, format_duration, format_size,
+    DEFAULT_LOOKUP_FAILOVER_WINDOW, DEFAULT_LOOKUP_LINGER, DEFAULT_LOOKUP_RETRIES,
+    DEFAULT_TABLE_CACHE_MAX_TABLES, DEFAULT_TABLE_CACHE_TTL, DEFAULT_WRITER_BATCH_SIZE,
+    DEFAULT_WRITER_BUFFER_MEMORY, DEFAULT_WRITER_BUFFER_WAIT_TIMEOUT, DEFAULT_WRITER_LINGER,
+    DEFAULT_WRITER_RETRIES, HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY,
+    HEALTH_PROBE_TIMEOUT_KEY, IDENTITY_MODE_KEY, LOOKUP_FAILOVER_WINDOW_KEY, LOOKUP_LINGER_KEY,
+    LOOKUP_RETRIES_KEY, SECURITY_PROTOCOL_KEY, SERVICE_ACCOUNT_KEY, SERVICE_SECRET_KEY,
+    TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY, WRITER_BATCH_SIZE_KEY,
+    WRITER_BUFFER_MEMORY_KEY, WRITER_BUFFER_WAIT_TIMEOUT_KEY, WRITER_LINGER_KEY,
+    WRITER_RETRIES_KEY, cluster_key, format_duration, format_size,
 };
 use crate::identity::{Identity, REDACTED, SaslCredentials};
 
@@ -82,6 +83,9 @@ pub struct ClientTuning {
     pub lookup_linger: Duration,
     /// `lookup_max_retries`: finite, because a dropped lookup future is not cancelled.
     pub lookup_retries: u32,
+    /// Gateway-side, not fluss-rs: how long after a bucket leader change of a table a lookup
+    /// miss is refused as 503 rather than answered `found: false` (`Duration::ZERO`: never).
+    pub lookup_failover_window: Duration,
 }
 
 impl Default for ClientTuning {
@@ -94,6 +98,7 @@ impl Default for ClientTuning {
             writer_buffer_wait_timeout: DEFAULT_WRITER_BUFFER_WAIT_TIMEOUT,
             lookup_linger: DEFAULT_LOOKUP_LINGER,
             lookup_retries: DEFAULT_LOOKUP_RETRIES,
+            lookup_failover_window: DEFAULT_LOOKUP_FAILOVER_WINDOW,
         }
     }
 }
@@ -310,6 +315,10 @@ impl ClusterConfig {
             ),
             (k(LOOKUP_LINGER_KEY), format_duration(c.lookup_linger)),
             (k(LOOKUP_RETRIES_KEY), c.lookup_retries.to_string()),
+            (
+                k(LOOKUP_FAILOVER_WINDOW_KEY),
+                format_duration(c.lookup_failover_window),
+            ),
             (k(HEALTH_MAX_FAILURES_KEY), h.max_failures.to_string()),
             (
                 k(HEALTH_IDLE_PROBE_AFTER_KEY),

@@ -11,12 +11,13 @@ use gateway_core::GatewayError;
 use super::{
     BOOTSTRAP_SERVERS_KEY, CLUSTER_KEY_PREFIX, CLUSTER_KEYS, CLUSTERS_KEY, CONNECT_TIMEOUT_KEY,
     ClientTuning, ClusterConfig, HEALTH_IDLE_PROBE_AFTER_KEY, HEALTH_MAX_FAILURES_KEY,
-    HEALTH_PROBE_TIMEOUT_KEY, IDENTITY_MODE_KEY, IdentityMode, LOOKUP_LINGER_KEY,
-    LOOKUP_RETRIES_KEY, MAX_USER_CONNECTIONS_KEY, PoolConfig, SECURITY_PROTOCOL_KEY,
-    SERVICE_ACCOUNT_KEY, SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_ID_KEY, SERVICE_SECRET_KEY,
-    SecurityProtocol, TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY, USER_IDLE_TIMEOUT_KEY,
-    WRITER_BATCH_SIZE_KEY, WRITER_BUFFER_MEMORY_KEY, WRITER_BUFFER_WAIT_TIMEOUT_KEY,
-    WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key, env_var_name, format_duration, format_size,
+    HEALTH_PROBE_TIMEOUT_KEY, IDENTITY_MODE_KEY, IdentityMode, LOOKUP_FAILOVER_WINDOW_KEY,
+    LOOKUP_LINGER_KEY, LOOKUP_RETRIES_KEY, MAX_USER_CONNECTIONS_KEY, PoolConfig,
+    SECURITY_PROTOCOL_KEY, SERVICE_ACCOUNT_KEY, SERVICE_SECRET_ENV_KEY, SERVICE_SECRET_ID_KEY,
+    SERVICE_SECRET_KEY, SecurityProtocol, TABLE_CACHE_MAX_TABLES_KEY, TABLE_CACHE_TTL_KEY,
+    USER_IDLE_TIMEOUT_KEY, WRITER_BATCH_SIZE_KEY, WRITER_BUFFER_MEMORY_KEY,
+    WRITER_BUFFER_WAIT_TIMEOUT_KEY, WRITER_LINGER_KEY, WRITER_RETRIES_KEY, cluster_key,
+    env_var_name, format_duration, format_size,
 };
 use crate::identity::{SaslCredentials, Secret};
 use gateway_core::settings::{self, Slot, env_part, parse_into};
@@ -480,6 +481,9 @@ fn parse_client_tuning(
     }
     if let Some(n) = given.positive(LOOKUP_RETRIES_KEY, problems) {
         c.lookup_retries = n;
+    }
+    if let Some(d) = given.duration(LOOKUP_FAILOVER_WINDOW_KEY, true, problems) {
+        c.lookup_failover_window = d;
     }
     if c.writer_batch_size > MAX_WRITER_BATCH_SIZE {
         problems.push(format!(

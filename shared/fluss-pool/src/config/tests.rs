@@ -82,6 +82,7 @@ fn dotted_and_env_forms_mix_and_every_key_is_overridable() {
         ),
         ("gateway.cluster.prod.client.lookup.linger", "1ms"),
         ("gateway.cluster.prod.client.lookup.retries", "2"),
+        ("gateway.cluster.prod.client.lookup.failover-window", "0s"),
         ("gateway.cluster.prod.health.max-failures", "4"),
         ("gateway.cluster.prod.health.idle-probe-after", "2min"),
         ("gateway.cluster.prod.health.probe-timeout", "500ms"),
@@ -112,6 +113,7 @@ fn dotted_and_env_forms_mix_and_every_key_is_overridable() {
             writer_buffer_wait_timeout: Duration::from_millis(50),
             lookup_linger: Duration::from_millis(1),
             lookup_retries: 2,
+            lookup_failover_window: Duration::ZERO,
         }
     );
     assert_eq!(

@@ -1,10 +1,12 @@
 //! The durability suite's lookups: rows already acknowledged, looked up through the gateway all
-//! along the faults.
+//! along the faults, and beside them a key never written. Right after a bucket leader changed
+//! that one must answer 503 (the gateway's failover guard: a new leader may not show
+//! acknowledged rows yet, `client.lookup.failover-window`); otherwise absent, never found.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -23,6 +25,40 @@ pub(super) struct LookupTally {
     pub(super) without_retry_after: Vec<String>,
     /// The first body of each non-200 status.
     pub(super) samples: BTreeMap<u16, String>,
+    /// Lookups of a key never written: statuses.
+    pub(super) probes: BTreeMap<u16, u64>,
+    /// Of those, 503s the failover guard gave (the bucket leaders changed moments ago).
+    pub(super) probes_guarded: u64,
+    /// Answers that called a key never written found (must stay empty).
+    pub(super) probes_wrong: Vec<String>,
+    /// The first and the last body of each non-200 status of those lookups.
+    pub(super) probe_samples: BTreeMap<u16, (String, String)>,
+}
+
+/// The message of the failover guard's 503 (fluss-ops `ensure_settled_leaders`).
+const GUARD_TEXT: &str = "the new leader may not show every acknowledged row yet";
+
+/// A key no writer writes (they count up from 0).
+fn never_written(turn: usize) -> i32 {
+    -1 - i32::try_from(turn % 1000).unwrap_or(0)
+}
+
+/// Looks up a key never written in `table` until the answer is a 200 (the failover guard's
+/// window over), for at most 45 s; that answer's status and `found`.
+pub(super) async fn absent_once_settled(client: &Client, table: &str, rows: Rows) -> (u16, Value) {
+    let until = Instant::now() + Duration::from_secs(45);
+    loop {
+        let reply = client
+            .post(
+                &lookups(table),
+                &json!({ "keys": [rows.key(never_written(0))] }),
+            )
+            .await;
+        if reply.status == 200 || Instant::now() > until {
+            return (reply.status, reply.body["results"][0]["found"].clone());
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
 
 /// Looks up, every 100 ms, 20 rows of each primary-key table that were acknowledged before
@@ -79,6 +115,31 @@ pub(super) async fn check_lookups(
                 if result["found"] != true || result["row"]["v"] != format!("v{id}") {
                     tally.wrong.push((table.clone(), *id, result));
                 }
+            }
+            let absent = rows.key(never_written(turn));
+            let reply = client
+                .post(&lookups(table), &json!({ "keys": [absent] }))
+                .await;
+            *tally.probes.entry(reply.status).or_default() += 1;
+            if reply.status != 200 {
+                let body = reply.body.to_string();
+                let first = body.clone();
+                tally
+                    .probe_samples
+                    .entry(reply.status)
+                    .or_insert_with(|| (first, String::new()))
+                    .1 = body;
+            }
+            if reply.status != 200 && reply.retry_after.is_none() {
+                tally
+                    .without_retry_after
+                    .push(format!("{}: {}", reply.status, reply.body));
+            }
+            match reply.status {
+                200 if reply.body["results"][0]["found"] == false => {}
+                200 => tally.probes_wrong.push(reply.body.to_string()),
+                503 if reply.body.to_string().contains(GUARD_TEXT) => tally.probes_guarded += 1,
+                _ => {}
             }
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -1,0 +1,160 @@
+//! When a table's bucket leaders last changed, as the connection's metadata shows them.
+//!
+//! A Fluss replica that becomes leader of a primary-key bucket serves lookups from its
+//! key-value store, which holds the log only up to the replica's own high watermark until that
+//! watermark catches up (`KvRecoverHelper` keeps the rest in a pre-write buffer). Right after a
+//! failover a lookup can therefore miss a row Fluss acknowledged, and the server's answer says
+//! nothing about it (docs/operations.md, "Durability"). The lookup routes ask this watch and
+//! refuse a miss as 503 while a leader change is recent.
+//!
+//! The watch compares each new metadata snapshot of fluss-rs (a new `Arc<Cluster>` after every
+//! refresh) with the leaders it saw last: a bucket that changed leader, or lost its leader, is
+//! a change; a bucket seen for the first time (a new partition) or getting its first leader
+//! (a new table) is not. Snapshots without any bucket of the table (metadata not loaded yet,
+//! or evicted) are skipped, so neither a cold handle nor an eviction counts as a failover.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use fluss::metadata::TableBucket;
+
+/// Leader server id per bucket (`None`: no leader).
+pub(crate) type Leaders = HashMap<TableBucket, Option<i32>>;
+
+/// The leaders of one table's buckets last seen, and when one last changed.
+#[derive(Debug, Default)]
+pub(crate) struct LeaderWatch {
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// The snapshot compared last (fluss-rs's `Cluster`, a type it does not export); the same
+    /// `Arc` again needs no work.
+    seen: Weak<dyn Any + Send + Sync>,
+    /// Leader server id per bucket (`None`: the bucket had no leader in a later snapshot).
+    leaders: Leaders,
+    changed_at: Option<Instant>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            seen: Weak::<()>::new(),
+            leaders: Leaders::new(),
+            changed_at: None,
+        }
+    }
+}
+
+impl LeaderWatch {
+    /// Compares the table's leaders in metadata snapshot `cluster` (read by `leaders`, only
+    /// when the snapshot is not the one compared last) with the leaders seen last; returns how
+    /// long ago a leader of the table last changed, if one ever did while watched.
+    pub(crate) fn observe<C: Send + Sync + 'static>(
+        &self,
+        cluster: &Arc<C>,
+        leaders: impl FnOnce(&C) -> Leaders,
+    ) -> Option<Duration> {
+        let Ok(mut state) = self.state.lock() else {
+            // A poisoned watch cannot vouch for anything: report a change just now.
+            return Some(Duration::ZERO);
+        };
+        if !std::ptr::addr_eq(state.seen.as_ptr(), Arc::as_ptr(cluster)) {
+            let any: Arc<dyn Any + Send + Sync> = cluster.clone();
+            state.seen = Arc::downgrade(&any);
+            let now = leaders(cluster);
+            if !now.is_empty() && state.compare(now) {
+                state.changed_at = Some(Instant::now());
+            }
+        }
+        state.changed_at.map(|at| at.elapsed())
+    }
+}
+
+impl State {
+    /// Takes `now` in; true if a bucket seen before has another leader in it, or none, or
+    /// a leader again after none (the new leader serves from then on).
+    fn compare(&mut self, now: Leaders) -> bool {
+        let mut changed = false;
+        for (bucket, leader) in self.leaders.iter_mut() {
+            let current = now.get(bucket).copied().flatten();
+            if *leader != current {
+                changed = true;
+                *leader = current;
+            }
+        }
+        // A bucket is first seen once it has a leader: a new table's first election is not a
+        // failover.
+        for (bucket, leader) in now {
+            if leader.is_some() {
+                self.leaders.entry(bucket).or_insert(leader);
+            }
+        }
+        changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaders(entries: &[(i32, Option<i32>)]) -> Leaders {
+        entries
+            .iter()
+            .map(|&(bucket, leader)| (TableBucket::new(7, bucket), leader))
+            .collect()
+    }
+
+    #[test]
+    fn a_new_leader_or_a_lost_one_is_a_change_and_new_buckets_are_not() {
+        let mut state = State::default();
+        assert!(
+            !state.compare(leaders(&[(0, Some(1)), (1, Some(2))])),
+            "first sight"
+        );
+        assert!(
+            !state.compare(leaders(&[(0, Some(1)), (1, Some(2))])),
+            "same leaders"
+        );
+        assert!(
+            !state.compare(leaders(&[(0, Some(1)), (1, Some(2)), (2, Some(3))])),
+            "a new bucket (partition)"
+        );
+        assert!(state.compare(leaders(&[(0, Some(3)), (1, Some(2)), (2, Some(3))])));
+        // The dead leader's buckets leave the snapshot (fluss-rs invalidates the server)...
+        assert!(state.compare(leaders(&[(0, Some(3)), (2, Some(3))])));
+        assert!(!state.compare(leaders(&[(0, Some(3)), (2, Some(3))])));
+        // ...and come back under a leader: the same server restarted is a change too, as its
+        // key-value state is rebuilt as well.
+        assert!(state.compare(leaders(&[(0, Some(3)), (1, Some(2)), (2, Some(3))])));
+        assert!(!state.compare(leaders(&[(0, Some(3)), (1, Some(2)), (2, Some(3))])));
+    }
+
+    #[test]
+    fn the_watch_reads_a_snapshot_once_and_reports_the_change_age() {
+        let watch = LeaderWatch::default();
+        let first = Arc::new(leaders(&[(0, Some(1))]));
+        assert_eq!(watch.observe(&first, |c| c.clone()), None);
+        assert_eq!(
+            watch.observe(&first, |_| panic!("the same snapshot is not read again")),
+            None
+        );
+        // An empty snapshot (table not loaded) changes nothing.
+        assert_eq!(
+            watch.observe(&Arc::new(Leaders::new()), |c| c.clone()),
+            None
+        );
+        let moved = Arc::new(leaders(&[(0, Some(2))]));
+        let ago = watch.observe(&moved, |c| c.clone()).expect("a change");
+        assert!(ago < Duration::from_secs(5), "{ago:?}");
+        std::thread::sleep(Duration::from_millis(20));
+        let later = watch.observe(&moved, |c| c.clone()).expect("still known");
+        assert!(
+            later >= Duration::from_millis(20) && later > ago,
+            "{later:?}"
+        );
+    }
+}
