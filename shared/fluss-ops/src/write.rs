@@ -22,7 +22,7 @@ use crate::built::{BuiltRows, TakeRows};
 use crate::call::Call;
 use crate::partitions::ensure_partitions_exist;
 use crate::table::on_table;
-use crate::write_acks::{Ack, Pending, await_acks, ensure_not_all_gone, finish, resend_rounds};
+use crate::write_acks::{Ack, Pending, await_acks, finish, resend_rounds, settle_gone};
 pub use crate::write_acks::{Ids, Outcome};
 
 /// What a write decodes its rows from.
@@ -284,8 +284,8 @@ async fn write_batch<'body>(
         .primary_key_names()
         .filter_map(|name| codec.column_position(name))
         .collect();
-    let outcomes = resend_refused(conn, &writers, redecode, &key, acks, deadline).await;
-    ensure_not_all_gone(handle, &outcomes)?;
+    let mut outcomes = resend_refused(conn, &writers, redecode, &key, acks, deadline).await;
+    settle_gone(conn, handle, &mut outcomes, deadline).await?;
     Ok(ids.into_iter().zip(outcomes).collect())
 }
 

@@ -185,19 +185,59 @@ pub(crate) fn finish(acks: Vec<Ack>) -> Vec<Result<(), GatewayError>> {
 
 /// 404 `table_not_found` when every outcome is: the table went away under a cached handle,
 /// and the whole request is refused so that `Pool::with_table_on` reloads it and runs it once
-/// more (nothing was written).
-pub(crate) fn ensure_not_all_gone(
+/// more (nothing was written). When only some rows are (others of the same request were
+/// written, so the table was there), the coordinator is asked once: unless it says the table
+/// is gone, those rows fail as `unavailable` (not written; retry). A TabletServer that has just
+/// restarted, or fluss-rs after such a server answered `UnknownTableOrBucket`, reports an
+/// existing table as missing (seen in the durability suite's long form: 7 rows of a primary-key
+/// table during a leader kill); a caller told `table_not_found` would drop rows it should retry.
+pub(crate) async fn settle_gone(
+    conn: &PooledConnection,
     handle: &TableHandle,
-    outcomes: &[Result<(), GatewayError>],
+    outcomes: &mut [Result<(), GatewayError>],
+    deadline: &Deadline,
 ) -> Result<(), GatewayError> {
-    let all_gone = outcomes
-        .iter()
-        .all(|o| matches!(o, Err(e) if e.code() == ErrorCode::TableNotFound));
-    if all_gone {
+    let gone =
+        |o: &Result<(), GatewayError>| matches!(o, Err(e) if e.code() == ErrorCode::TableNotFound);
+    if outcomes.iter().all(gone) {
         return Err(GatewayError::new(
             ErrorCode::TableNotFound,
             format!("table `{}` does not exist", handle.path()),
         ));
+    }
+    if !outcomes.iter().any(gone) {
+        return Ok(());
+    }
+    let exists = match conn.admin() {
+        Ok(admin) => conn
+            .call(
+                deadline,
+                "checking the table",
+                admin.table_exists(handle.path()),
+            )
+            .await
+            .ok(),
+        Err(_) => None,
+    };
+    if exists == Some(false) {
+        return Ok(());
+    }
+    tracing::info!(
+        table = %handle.path(),
+        rows = outcomes.iter().filter(|o| gone(o)).count(),
+        confirmed = exists.is_some(),
+        "rows reported their table missing while others were written; answered unavailable"
+    );
+    let unavailable = GatewayError::new(
+        ErrorCode::Unavailable,
+        format!(
+            "table `{}` exists but the Fluss server holding this row did not know it (it may have \
+             just restarted); the row was not written, retry it",
+            handle.path()
+        ),
+    );
+    for outcome in outcomes.iter_mut().filter(|o| gone(o)) {
+        *outcome = Err(unavailable.clone());
     }
     Ok(())
 }

@@ -19,9 +19,7 @@ use gateway_core::codec::arrow::{ArrowBody, ConformedArrow};
 use gateway_core::{ErrorCode, GatewayError};
 
 use crate::partitions::{ensure_named_partitions_exist, partition_value};
-use crate::write_acks::{
-    Ack, Ids, Outcome, Pending, await_acks, ensure_not_all_gone, resend_rounds,
-};
+use crate::write_acks::{Ack, Ids, Outcome, Pending, await_acks, resend_rounds, settle_gone};
 
 /// Whether `handle`'s table takes Arrow bodies as batches: a log table without a bucket key
 /// whose partition columns (if any) are named from their values as Fluss names them.
@@ -79,7 +77,7 @@ pub(crate) async fn append_batches(
     let pending = submit_units(&units, &send, deadline)?;
     let acks = await_acks(conn, table_id, pending, deadline).await;
     // A batch lands in one bucket whole or not at all, so one refused unwritten is sent again.
-    let outcomes = resend_rounds(
+    let mut outcomes = resend_rounds(
         conn,
         table_id,
         acks,
@@ -88,7 +86,7 @@ pub(crate) async fn append_batches(
         |refused| submit_units_at(&units, refused, &send, deadline),
     )
     .await;
-    ensure_not_all_gone(handle, &outcomes)?;
+    settle_gone(conn, handle, &mut outcomes, deadline).await?;
     Ok(per_row(&units, outcomes, conformed.rows(), ids))
 }
 

@@ -529,6 +529,11 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
         lookups.samples
     );
     assert!(!codes.contains_key(&"internal".to_owned()), "{codes:?}");
+    // The tables exist all along: a row is never told otherwise (fluss-ops `settle_gone`).
+    assert!(
+        !codes.contains_key(&"table_not_found".to_owned()),
+        "{codes:?}: {samples:?}"
+    );
     // DDL: refused while there is no coordinator (never a 500), and working again after it.
     assert!(
         ddl.iter()
