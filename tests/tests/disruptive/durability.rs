@@ -441,13 +441,15 @@ async fn the_production_shape_loses_no_acknowledged_row_to_a_leader_kill_a_rolli
     suite!(
         "[durability] in all: rows acked {acked_all}, checked {acked_all}, lost {lost_all}, \
          log duplicates {duplicates}; per-row failure codes {codes:?} (e.g. {samples:?}); lookups of acked rows: \
-         {} requests, {} keys, statuses {:?}, wrong {}; lookups of a key never written: statuses \
-         {:?}, {} refused by the failover guard, wrong {}, once settled (status, found) \
-         {settled:?}; DDL during the coordinator kill: {ddl_statuses:?}",
+         {} requests, {} keys, statuses {:?}, wrong {}, stale misses refused by the failover guard \
+         {}; lookups of a key never written: statuses {:?}, {} refused by the failover guard, \
+         wrong {}, once settled (status, found) {settled:?}; DDL during the coordinator kill: \
+         {ddl_statuses:?}",
         lookups.requests,
         lookups.keys,
         lookups.statuses,
         lookups.wrong.len(),
+        lookups.acked_guarded,
         lookups.probes,
         lookups.probes_guarded,
         lookups.probes_wrong.len(),

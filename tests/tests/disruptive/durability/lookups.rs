@@ -25,6 +25,10 @@ pub(super) struct LookupTally {
     pub(super) without_retry_after: Vec<String>,
     /// The first body of each non-200 status.
     pub(super) samples: BTreeMap<u16, String>,
+    /// Lookups of acknowledged rows the failover guard refused: each is a lookup in which
+    /// Fluss called an acknowledged row absent (every key asked had been acknowledged, and the
+    /// final check finds every one): the stale answer the guard keeps from the caller.
+    pub(super) acked_guarded: u64,
     /// Lookups of a key never written: statuses.
     pub(super) probes: BTreeMap<u16, u64>,
     /// Of those, 503s the failover guard gave (the bucket leaders changed moments ago).
@@ -103,6 +107,9 @@ pub(super) async fn check_lookups(
                     tally
                         .without_retry_after
                         .push(format!("{}: {}", reply.status, reply.body));
+                }
+                if reply.body.to_string().contains(GUARD_TEXT) {
+                    tally.acked_guarded += 1;
                 }
                 continue;
             }
