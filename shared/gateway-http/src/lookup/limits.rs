@@ -222,26 +222,51 @@ impl LookupLimits {
 }
 
 impl LookupLimits {
-    /// 413 `limit_exceeded` when the results of an answer would take more than
-    /// `max_response_bytes` as JSON. Counted result by result without building the text, and
-    /// stopped at the first result past the limit, so an oversize answer is never serialised
-    /// whole.
-    pub(crate) fn ensure_response_fits<T: serde::Serialize>(
-        &self,
-        results: &[T],
-    ) -> Result<(), GatewayError> {
-        let mut counter = ByteCounter(0);
-        for result in results {
-            // Writing to a counter cannot fail; a failure would only under-count this result.
-            let _ = serde_json::to_writer(&mut counter, result);
-            if counter.0 > self.max_response_bytes {
-                return Err(GatewayError::limit(format!(
-                    "the answer would take more than {} bytes as JSON \
-                     (`{LOOKUP_MAX_RESPONSE_BYTES_KEY}`); ask for fewer keys or rows per request",
-                    self.max_response_bytes
-                )));
-            }
+    /// `body` as JSON, serialised once: 413 `limit_exceeded` when it would take more than
+    /// `max_response_bytes`, the writing stopped at the first byte past the limit, so an
+    /// oversize answer is never serialised whole. (It was counted first and serialised again
+    /// for the response: two passes over every row of every answer.)
+    pub(crate) fn json_body<T: serde::Serialize>(&self, body: &T) -> Result<Vec<u8>, GatewayError> {
+        let mut out = Capped {
+            bytes: Vec::with_capacity(INITIAL_ANSWER_BYTES.min(self.max_response_bytes)),
+            max: self.max_response_bytes,
+            over: false,
+        };
+        match serde_json::to_writer(&mut out, body) {
+            Ok(()) => Ok(out.bytes),
+            Err(_) if out.over => Err(GatewayError::limit(format!(
+                "the answer would take more than {} bytes as JSON \
+                 (`{LOOKUP_MAX_RESPONSE_BYTES_KEY}`); ask for fewer keys or rows per request",
+                self.max_response_bytes
+            ))),
+            Err(e) => Err(GatewayError::internal(format!(
+                "the answer could not be rendered as JSON: {e}"
+            ))),
         }
+    }
+}
+
+/// First allocation of an answer's text; it grows by doubling past that.
+const INITIAL_ANSWER_BYTES: usize = 4096;
+
+/// A buffer that refuses to grow past `max` bytes.
+struct Capped {
+    bytes: Vec<u8>,
+    max: usize,
+    over: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.max {
+            self.over = true;
+            return Err(std::io::Error::other("answer limit"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -454,9 +479,10 @@ mod tests {
             ..LookupLimits::default()
         };
         let small = vec![json!({"row": "x".repeat(40)})];
-        assert!(l.ensure_response_fits(&small).is_ok());
+        let text = l.json_body(&small).expect("fits");
+        assert_eq!(text, serde_json::to_vec(&small).expect("json"));
         let big = vec![json!({"row": "x".repeat(40)}); 3];
-        let e = l.ensure_response_fits(&big).unwrap_err();
+        let e = l.json_body(&big).unwrap_err();
         assert_eq!(e.code(), ErrorCode::LimitExceeded);
         assert!(
             e.message().contains(LOOKUP_MAX_RESPONSE_BYTES_KEY),

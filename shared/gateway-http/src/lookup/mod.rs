@@ -17,11 +17,11 @@ mod read;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
+use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::{Json, Router};
 use fluss::metadata::TablePath;
 use fluss_ops::read::{KeptScanners, ReadSpec, Start};
 use fluss_pool::Pool;
@@ -162,18 +162,19 @@ async fn lookup_records(
     }
     let results =
         fluss_ops::lookup::lookup_keys(&state.pool, &ctx.call, &params.cluster, path, keys).await?;
-    state.limits.ensure_response_fits(&results)?;
+    let (count, found) = (results.len(), results.iter().filter(|r| r.found).count());
+    let body = state.limits.json_body(&LookupResponse { results })?;
     // One line per request, never per key; no key or row values.
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
         table = %path,
-        keys = results.len(),
-        found = results.iter().filter(|r| r.found).count(),
+        keys = count,
+        found,
         elapsed_ms = elapsed_ms(admitted.started),
         "lookup"
     );
-    Ok((StatusCode::OK, Json(LookupResponse { results })).into_response())
+    Ok(json_answer(body))
 }
 
 async fn prefix_lookup_records(
@@ -195,22 +196,24 @@ async fn prefix_lookup_records(
         max_rows,
     )
     .await?;
-    state.limits.ensure_response_fits(&results)?;
+    let prefixes = results.len();
+    let rows: usize = results.iter().map(|r| r.rows.len()).sum();
+    let truncated = results.iter().filter(|r| r.truncated).count();
+    let body = state.limits.json_body(&PrefixLookupResponse {
+        max_rows_per_prefix: fluss_ops::lookup::input_index(max_rows),
+        results,
+    })?;
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
         table = %path,
-        prefixes = results.len(),
-        rows = results.iter().map(|r| r.rows.len()).sum::<usize>(),
-        truncated = results.iter().filter(|r| r.truncated).count(),
+        prefixes,
+        rows,
+        truncated,
         elapsed_ms = elapsed_ms(admitted.started),
         "prefix lookup"
     );
-    let response = PrefixLookupResponse {
-        max_rows_per_prefix: fluss_ops::lookup::input_index(max_rows),
-        results,
-    };
-    Ok((StatusCode::OK, Json(response)).into_response())
+    Ok(json_answer(body))
 }
 
 async fn scan_records(
@@ -227,21 +230,31 @@ async fn scan_records(
         partition: req.partition.as_ref(),
     };
     let rows = fluss_ops::scan::scan(&state.pool, &ctx.call, &params.cluster, path, spec).await?;
-    state.limits.ensure_response_fits(&rows)?;
+    let count = rows.len();
+    let body = state.limits.json_body(&ScanResponse {
+        limit: fluss_ops::lookup::input_index(limit),
+        row_count: fluss_ops::lookup::input_index(count),
+        rows,
+    })?;
     tracing::info!(
         request_id = %ctx.request_id,
         cluster = %params.cluster,
         table = %path,
-        rows = rows.len(),
+        rows = count,
         elapsed_ms = elapsed_ms(admitted.started),
         "scan"
     );
-    let response = ScanResponse {
-        limit: fluss_ops::lookup::input_index(limit),
-        row_count: fluss_ops::lookup::input_index(rows.len()),
-        rows,
-    };
-    Ok((StatusCode::OK, Json(response)).into_response())
+    Ok(json_answer(body))
+}
+
+/// A 200 with `body`, JSON already rendered (and bounded) by `LookupLimits::json_body`.
+fn json_answer(body: Vec<u8>) -> Response {
+    (
+        StatusCode::OK,
+        [(axum::http::header::CONTENT_TYPE, JSON)],
+        body,
+    )
+        .into_response()
 }
 
 /// A typical record as fetched, to size a read's fetches by its record bound.
