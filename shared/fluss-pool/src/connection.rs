@@ -14,6 +14,7 @@ use gateway_core::{ErrorCode, GatewayError};
 
 use crate::Deadline;
 use crate::config::ClusterConfig;
+use crate::failover::LeaderWatches;
 use crate::health::{Health, HealthSnapshot, is_connection_level, is_server_answer};
 use crate::leaders::{self, LeaderWait};
 use crate::metrics::Stats;
@@ -52,6 +53,7 @@ impl PooledConnection {
         identity_kind: &'static str,
         generation: u64,
         stats: Arc<Stats>,
+        watches: Arc<LeaderWatches>,
     ) -> Self {
         let fluss = Arc::new(fluss);
         let cluster_id: Arc<str> = Arc::from(cluster.id.as_str());
@@ -60,6 +62,7 @@ impl PooledConnection {
             cluster_id.clone(),
             cluster.table_cache.clone(),
             stats,
+            watches,
         );
         let health = Health::new();
         // The connect itself was a successful exchange with the cluster.

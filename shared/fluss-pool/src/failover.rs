@@ -7,6 +7,11 @@
 //! nothing about it (docs/operations.md, "Durability"). The lookup routes ask this watch and
 //! refuse a miss as 503 while a leader change is recent.
 //!
+//! The watches live in the pool, one per cluster and table id, not in a connection: a
+//! failover often retires the connection too, and the new connection's first snapshot must be
+//! compared with what the old one saw (the durability suite's long form missed a stale miss
+//! when each connection started a watch of its own).
+//!
 //! The watch compares each new metadata snapshot of fluss-rs (a new `Arc<Cluster>` after every
 //! refresh) with the leaders it saw last: a bucket that changed leader, or lost its leader, is
 //! a change; a bucket seen for the first time (a new partition) or getting its first leader
@@ -22,6 +27,36 @@ use fluss::metadata::TableBucket;
 
 /// Leader server id per bucket (`None`: no leader).
 pub(crate) type Leaders = HashMap<TableBucket, Option<i32>>;
+
+/// Most tables watched per pool; past it the registry starts afresh (a watch that loses its
+/// baseline misses one change, it never reports a false one).
+const MAX_WATCHED_TABLES: usize = 4096;
+
+/// A watched table: its cluster and table id.
+type Watched = (Arc<str>, i64);
+
+/// The watches of a pool, by cluster and table id.
+#[derive(Debug, Default)]
+pub(crate) struct LeaderWatches {
+    tables: Mutex<HashMap<Watched, Arc<LeaderWatch>>>,
+}
+
+impl LeaderWatches {
+    /// The watch of `table_id` on `cluster`, made on first use.
+    pub(crate) fn of(&self, cluster: &Arc<str>, table_id: i64) -> Arc<LeaderWatch> {
+        let Ok(mut tables) = self.tables.lock() else {
+            return Arc::default();
+        };
+        if tables.len() >= MAX_WATCHED_TABLES && !tables.contains_key(&(cluster.clone(), table_id))
+        {
+            tables.clear();
+        }
+        tables
+            .entry((cluster.clone(), table_id))
+            .or_default()
+            .clone()
+    }
+}
 
 /// The leaders of one table's buckets last seen, and when one last changed.
 #[derive(Debug, Default)]
@@ -131,6 +166,15 @@ mod tests {
         // key-value state is rebuilt as well.
         assert!(state.compare(leaders(&[(0, Some(3)), (1, Some(2)), (2, Some(3))])));
         assert!(!state.compare(leaders(&[(0, Some(3)), (1, Some(2)), (2, Some(3))])));
+    }
+
+    #[test]
+    fn a_table_has_one_watch_per_cluster_whatever_the_connection() {
+        let watches = LeaderWatches::default();
+        let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
+        assert!(Arc::ptr_eq(&watches.of(&a, 7), &watches.of(&a, 7)));
+        assert!(!Arc::ptr_eq(&watches.of(&a, 7), &watches.of(&b, 7)));
+        assert!(!Arc::ptr_eq(&watches.of(&a, 7), &watches.of(&a, 8)));
     }
 
     #[test]

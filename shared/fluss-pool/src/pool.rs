@@ -31,6 +31,7 @@ use self::slot::{FillState, Slot};
 use crate::Deadline;
 use crate::config::{ClusterConfig, PoolConfig};
 use crate::connection::PooledConnection;
+use crate::failover::LeaderWatches;
 use crate::health::Action;
 use crate::identity::Identity;
 use crate::metrics::{PoolStats, Stats};
@@ -42,6 +43,8 @@ struct Inner {
     clusters: HashMap<String, Arc<ClusterConfig>>,
     slots: Mutex<HashMap<(String, Identity), Arc<Slot>>>,
     stats: Arc<Stats>,
+    /// Bucket leader changes by table, seen through any connection (lookups' failover guard).
+    watches: Arc<LeaderWatches>,
     /// Whether the sweep of idle per-caller connections runs.
     sweeping: AtomicBool,
 }
@@ -113,6 +116,7 @@ impl Pool {
                 clusters,
                 slots: Mutex::new(HashMap::new()),
                 stats: Arc::new(Stats::default()),
+                watches: Arc::default(),
                 sweeping: AtomicBool::new(false),
             }),
         }
@@ -324,6 +328,7 @@ impl Pool {
             identity.kind(),
             state.generation,
             self.inner.stats.clone(),
+            self.inner.watches.clone(),
         ));
         slot.set(Some(conn.clone()));
         let elapsed = started.elapsed();

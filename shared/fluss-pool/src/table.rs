@@ -22,7 +22,7 @@ use gateway_core::GatewayError;
 use gateway_core::codec::RowCodec;
 
 use crate::config::TableCachePolicy;
-use crate::failover::LeaderWatch;
+use crate::failover::{LeaderWatch, LeaderWatches};
 use crate::metrics::Stats;
 
 /// Partial-update writers kept per table; more column sets are served by uncached writers
@@ -43,8 +43,9 @@ pub struct TableHandle {
     partial: Mutex<HashMap<Vec<usize>, Arc<UpsertWriter>>>,
     /// Lookupers given back by finished requests; they hold no request state between lookups.
     idle_lookupers: Mutex<Vec<Lookuper>>,
-    /// Leader changes of the table's buckets (lookups refuse misses right after one).
-    leaders: LeaderWatch,
+    /// Leader changes of the table's buckets (lookups refuse misses right after one); the
+    /// pool's, shared by every connection to the cluster.
+    leaders: Arc<LeaderWatch>,
 }
 
 impl std::fmt::Debug for TableHandle {
@@ -62,7 +63,11 @@ fn poisoned() -> GatewayError {
 }
 
 impl TableHandle {
-    pub(crate) fn new(conn: Arc<FlussConnection>, info: TableInfo) -> Result<Self, GatewayError> {
+    pub(crate) fn new(
+        conn: Arc<FlussConnection>,
+        info: TableInfo,
+        leaders: Arc<LeaderWatch>,
+    ) -> Result<Self, GatewayError> {
         let codec = RowCodec::new(&info)?;
         Ok(TableHandle {
             conn,
@@ -73,7 +78,7 @@ impl TableHandle {
             append: Mutex::new(None),
             partial: Mutex::new(HashMap::new()),
             idle_lookupers: Mutex::new(Vec::new()),
-            leaders: LeaderWatch::default(),
+            leaders,
         })
     }
 
@@ -273,6 +278,7 @@ pub(crate) struct TableCache {
     origin: Instant,
     slots: Mutex<HashMap<TablePath, Arc<TableSlot>>>,
     stats: Arc<Stats>,
+    watches: Arc<LeaderWatches>,
 }
 
 impl TableCache {
@@ -281,6 +287,7 @@ impl TableCache {
         cluster: Arc<str>,
         policy: TableCachePolicy,
         stats: Arc<Stats>,
+        watches: Arc<LeaderWatches>,
     ) -> Self {
         TableCache {
             conn,
@@ -289,6 +296,7 @@ impl TableCache {
             origin: Instant::now(),
             slots: Mutex::new(HashMap::new()),
             stats,
+            watches,
         }
     }
 
@@ -401,7 +409,8 @@ impl TableCache {
             );
             crate::metrics::table_invalidation(&self.cluster, "changed");
         }
-        let handle = Arc::new(TableHandle::new(self.conn.clone(), info)?);
+        let leaders = self.watches.of(&self.cluster, info.table_id);
+        let handle = Arc::new(TableHandle::new(self.conn.clone(), info, leaders)?);
         // The leaders as of now are the baseline later lookups compare with.
         handle.leaders_changed_ago();
         slot.set(Some(handle.clone()));
