@@ -168,7 +168,9 @@ pub async fn missing_keyed_rows(
     // Lookups of 100 keys, eight in flight: one at a time, the soak's final check of ~950,000
     // rows took 60 s of the suite; the gateway serves up to 64 lookups at once.
     const IN_FLIGHT: usize = 8;
-    const RETRIES: usize = 10;
+    // Longer than the gateway's default lookup failover window (30 s): after a leader change
+    // a miss is a 503 until it passes, and a row lost with a single replica stays a miss.
+    const PATIENCE: Duration = Duration::from_secs(45);
     let mut shares = vec![Vec::new(); IN_FLIGHT];
     for (n, chunk) in ids.chunks(100).enumerate() {
         shares[n % IN_FLIGHT].push(chunk.to_vec());
@@ -185,10 +187,11 @@ pub async fn missing_keyed_rows(
                 // A cluster still settling after a fault may answer 503/504 with Retry-After:
                 // an honest answer, asked again. No answer at all (status 0) is a hang and
                 // fails at once.
-                for _ in 0..RETRIES {
-                    if !matches!(reply.status, 503 | 504) || reply.retry_after.is_none() {
-                        break;
-                    }
+                let until = std::time::Instant::now() + PATIENCE;
+                while matches!(reply.status, 503 | 504)
+                    && reply.retry_after.is_some()
+                    && std::time::Instant::now() < until
+                {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     reply = client.post(&lookups(&table), &body).await;
                 }
