@@ -1,6 +1,6 @@
 //! What point and prefix lookups both need: the primary-key table check, the failover guard
-//! and positions as the wire's index type. Kept apart from the parent module, which runs the lookups, so that the
-//! lookups never depend back on it.
+//! and positions as the wire's index type. Kept apart from the parent module, which runs the
+//! lookups, so that the lookups never depend back on it.
 
 use std::sync::Arc;
 
@@ -61,9 +61,9 @@ pub(super) fn ensure_settled_leaders(
             Err(GatewayError::new(
                 ErrorCode::Unavailable,
                 format!(
-                    "a bucket leader of table `{}` changed {:.1}s ago and the new leader may not show every \
-                     acknowledged row yet, so an absent key cannot be confirmed; retry (this \
-                     lasts at most {left}s more)",
+                    "a bucket leader of table `{}` changed {:.1}s ago and the new leader may \
+                     not show every acknowledged row yet, so an absent key cannot be confirmed; \
+                     retry (this lasts at most {left}s more)",
                     handle.path(),
                     ago.as_secs_f64()
                 ),
