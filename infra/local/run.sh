@@ -24,9 +24,14 @@ cleanup() {
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+# Each ignores the three signals before it exits: SIGTERM to make's process group reaches this
+# script twice (from the sender, then from make passing it on to its children), and a second
+# signal handled between this trap and cleanup's first line ran `exit` inside the EXIT trap,
+# which ends the script with the stack still running (the make-run SIGTERM test's flake:
+# everything left, stop.log never written).
+trap 'trap "" INT TERM HUP; exit 130' INT
+trap 'trap "" INT TERM HUP; exit 143' TERM
+trap 'trap "" INT TERM HUP; exit 129' HUP
 
 python3 "$here/stack.py" start
 env_file="$(python3 "$here/stack.py" env)"
