@@ -40,6 +40,7 @@ without_cast=(
   client::write::sender::tests::a_shutdown_drain_that_cannot_send_yields_and_can_be_aborted
   rpc::server_connection::tests::control_requests_are_counted_by_api_apart_from_the_data_path_series
   row::binary_map::tests::a_reset_writer_builds_the_same_maps_as_fresh_writers
+  client::write::accumulator::tests::flush_counter_decremented_when_the_wait_is_dropped
 )
 with_cast=(
   record::arrow::tests::encoding_differences_are_converted_not_rejected

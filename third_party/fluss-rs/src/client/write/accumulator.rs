@@ -1162,6 +1162,18 @@ impl RecordAccumulator {
 
     #[allow(unused_must_use)]
     pub async fn await_flush_completion(&self) -> Result<()> {
+        // Always decrement flushes_in_progress, even if an error occurred (the Java finally
+        // block) or this future is dropped before it completes (a caller's timeout): a count
+        // left up would make every later batch sendable at once, its linger ignored, for the
+        // writer's life.
+        struct EndFlush<'a>(&'a AtomicI32);
+        impl Drop for EndFlush<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        let _end = EndFlush(&self.flushes_in_progress);
+
         // Clone handles before awaiting to avoid holding RwLock read guard across await points
         let handles: Vec<_> = self
             .incomplete_batches
@@ -1170,20 +1182,10 @@ impl RecordAccumulator {
             .map(|(h, _)| h.clone())
             .collect();
 
-        // Await on all handles
-        let result = async {
-            for result_handle in handles {
-                result_handle.wait().await?;
-            }
-            Ok(())
+        for result_handle in handles {
+            result_handle.wait().await?;
         }
-        .await;
-
-        // Always decrement flushes_in_progress, even if an error occurred
-        // This mimics the Java finally block behavior
-        self.flushes_in_progress.fetch_sub(1, Ordering::SeqCst);
-
-        result
+        Ok(())
     }
 }
 
@@ -1553,6 +1555,38 @@ mod tests {
         assert_eq!(accumulator.flushes_in_progress.load(Ordering::SeqCst), 0);
         assert!(!accumulator.flush_in_progress());
 
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn flush_counter_decremented_when_the_wait_is_dropped() -> Result<()> {
+        use crate::client::write::broadcast::BroadcastOnce;
+        use std::sync::atomic::Ordering;
+
+        let config = Config::default();
+        let accumulator = RecordAccumulator::new(config, disabled_idempotence());
+
+        // A batch that never completes while the flush waits for it.
+        let broadcast = BroadcastOnce::default();
+        let handle = ResultHandle::new(broadcast.receiver());
+        let permit = accumulator.memory_limiter.acquire(1024).unwrap();
+        accumulator
+            .incomplete_batches
+            .write()
+            .insert(1, (handle, permit));
+
+        accumulator.begin_flush();
+        let wait = tokio::time::timeout(
+            std::time::Duration::from_millis(10),
+            accumulator.await_flush_completion(),
+        )
+        .await;
+        assert!(wait.is_err(), "the batch never completes: the wait must time out");
+
+        // The dropped wait ended its flush: batches linger again.
+        assert_eq!(accumulator.flushes_in_progress.load(Ordering::SeqCst), 0);
+        assert!(!accumulator.flush_in_progress());
+        drop(broadcast);
         Ok(())
     }
 
