@@ -332,6 +332,12 @@ async fn direct_append(handle: &TableHandle, batch: &RecordBatch) -> Result<(), 
     let ack = writer
         .append_arrow_batch(batch.clone())
         .map_err(|e| e.to_string())?;
+    // Sent at once, as the route does for a write alone on its connection (fluss-ops
+    // `await_acks`), instead of after the linger.
+    tokio::time::timeout(Duration::from_secs(30), writer.flush())
+        .await
+        .map_err(|_| "no flush in 30 s".to_owned())?
+        .map_err(|e| e.to_string())?;
     tokio::time::timeout(Duration::from_secs(30), ack)
         .await
         .map_err(|_| "no ack in 30 s".to_owned())?

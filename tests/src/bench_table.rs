@@ -3,6 +3,7 @@
 //! ratio is measured against. Built only with the `bench` feature.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
@@ -139,14 +140,27 @@ pub async fn bench_table(
     Ok((stack, pool, path, handle))
 }
 
+/// Direct writers under way in this process ([`direct_upserts`]).
+static DIRECT_WRITERS: AtomicUsize = AtomicUsize::new(0);
+
 /// Upserts `(key(k), "name-k", k * 7)` for every `k` of `keys` through the cached writer, every
-/// ack awaited: what the gateway does for the same rows, minus its own work.
+/// ack awaited: what the gateway does for the same rows, minus its own work. Like the gateway
+/// (fluss-ops `await_acks`), a writer alone in the process flushes instead of waiting out the
+/// linger, and concurrent writers let their rows share batches.
 pub async fn direct_upserts(
     handle: &TableHandle,
     keys: impl Iterator<Item = usize>,
     key: impl Fn(usize) -> i32,
 ) -> Result<(), String> {
+    struct Turn;
+    impl Drop for Turn {
+        fn drop(&mut self) {
+            DIRECT_WRITERS.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
     let writer = handle.upsert_writer().map_err(|e| e.to_string())?;
+    DIRECT_WRITERS.fetch_add(1, Ordering::Relaxed);
+    let _turn = Turn;
     let mut acks = Vec::new();
     for k in keys {
         let mut row = GenericRow::new(3);
@@ -155,8 +169,15 @@ pub async fn direct_upserts(
         row.set_field(2, Datum::Int64(k as i64 * 7));
         acks.push(writer.upsert(&row).map_err(|e| e.to_string())?);
     }
+    let bound = Duration::from_secs(30);
+    if DIRECT_WRITERS.load(Ordering::Relaxed) == 1 {
+        tokio::time::timeout(bound, writer.flush())
+            .await
+            .map_err(|_| "flush timed out".to_owned())?
+            .map_err(|e| e.to_string())?;
+    }
     for ack in acks {
-        tokio::time::timeout(Duration::from_secs(30), ack)
+        tokio::time::timeout(bound, ack)
             .await
             .map_err(|_| "ack timed out".to_owned())?
             .map_err(|e| e.to_string())?;

@@ -30,7 +30,37 @@ pub(crate) enum Pending {
 /// Awaits every submitted row's ack until the deadline, in order. After expiry each remaining
 /// ack is still polled once (`timeout_at` polls before checking the clock), so a row acked in
 /// time is never reported as a timeout merely because an earlier one was slow.
+///
+/// A write alone on its connection (always, in a container serving one invocation at a time)
+/// has its batches sent at once: no other request's rows can join them during the writer's
+/// linger, which was 2 ms of every such write's wait. It flushes the writer while it waits
+/// and drops the flush when its own acks are in, since a flush also waits for other batches
+/// (an earlier write's, stuck on a frozen server). Concurrent writes keep the linger, which
+/// lets their rows share batches.
 pub(crate) async fn await_acks(
+    conn: &PooledConnection,
+    table_id: i64,
+    pending: Vec<Pending>,
+    deadline: &Deadline,
+) -> Vec<Ack> {
+    let turn = conn.begin_write();
+    let acks = collect_acks(conn, table_id, pending, deadline);
+    let writer = match conn.fluss().get_or_create_writer_client() {
+        Ok(writer) if turn.alone() => writer,
+        _ => return acks.await,
+    };
+    let flush = writer.flush();
+    tokio::pin!(acks, flush);
+    tokio::select! {
+        biased;
+        out = &mut acks => return out,
+        // Done or failed: every batch is sent, and the acks say how each row fared.
+        _ = &mut flush => {}
+    }
+    acks.await
+}
+
+async fn collect_acks(
     conn: &PooledConnection,
     table_id: i64,
     pending: Vec<Pending>,

@@ -6,6 +6,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use fluss::client::{FlussAdmin, FlussConnection};
@@ -33,6 +34,8 @@ pub struct PooledConnection {
     created_at: Instant,
     pub(crate) health: Health,
     tables: TableCache,
+    /// Writes under way on this connection ([`PooledConnection::begin_write`]).
+    writes: AtomicUsize,
 }
 
 impl std::fmt::Debug for PooledConnection {
@@ -76,6 +79,7 @@ impl PooledConnection {
             created_at: Instant::now(),
             health,
             tables,
+            writes: AtomicUsize::new(0),
         }
     }
 
@@ -118,6 +122,12 @@ impl PooledConnection {
     /// Consecutive failures and idle time.
     pub fn health(&self) -> HealthSnapshot {
         self.health.snapshot()
+    }
+
+    /// Counts a write under way on this connection until the returned turn drops: a write
+    /// alone on its connection need not wait for its batches' linger ([`WriteTurn::alone`]).
+    pub fn begin_write(&self) -> WriteTurn<'_> {
+        WriteTurn::begin(&self.writes)
     }
 
     /// Awaits a fluss-rs call until `deadline`, maps its error to the wire (`timeout` on
@@ -354,5 +364,49 @@ impl PooledConnection {
                 "closing a retired Fluss connection did not finish cleanly"
             );
         }
+    }
+}
+
+/// A write under way on a connection ([`PooledConnection::begin_write`]), until it drops.
+#[derive(Debug)]
+pub struct WriteTurn<'c> {
+    writes: &'c AtomicUsize,
+}
+
+impl<'c> WriteTurn<'c> {
+    fn begin(writes: &'c AtomicUsize) -> Self {
+        writes.fetch_add(1, Ordering::Relaxed);
+        WriteTurn { writes }
+    }
+
+    /// Whether no other write is under way on the connection: no other request's rows can join
+    /// this one's batches during the writer's linger, so waiting it out gains nothing. Always
+    /// so for a Lambda container serving one invocation at a time.
+    pub fn alone(&self) -> bool {
+        self.writes.load(Ordering::Relaxed) == 1
+    }
+}
+
+impl Drop for WriteTurn<'_> {
+    fn drop(&mut self) {
+        self.writes.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_is_alone_only_while_no_other_turn_is_held() {
+        let writes = AtomicUsize::new(0);
+        let first = WriteTurn::begin(&writes);
+        assert!(first.alone());
+        let second = WriteTurn::begin(&writes);
+        assert!(!first.alone() && !second.alone());
+        drop(first);
+        assert!(second.alone());
+        drop(second);
+        assert_eq!(writes.load(Ordering::Relaxed), 0);
     }
 }

@@ -34,7 +34,7 @@ pub mod pool;
 pub mod table;
 
 pub use config::{ClusterConfig, PoolConfig};
-pub use connection::PooledConnection;
+pub use connection::{PooledConnection, WriteTurn};
 pub use deadline::{Deadline, DeadlinePolicy};
 pub use health::HealthSnapshot;
 pub use identity::{Identity, Secret};
