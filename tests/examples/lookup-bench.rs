@@ -77,11 +77,12 @@ async fn run() -> Result<(), String> {
         // timed region: the figure is the handler's, as the direct one is fluss-rs'.
         let body = lookup_body(k, 1);
         let (d, (h, answer)) = if i % 2 == 0 {
-            let (d, _) = timed(direct_one(&mut one, key(k))).await?;
+            let (d, _) = timed(handle.lookup_batch(1).run(direct_one(&mut one, key(k)))).await?;
             (d, timed(via_router(&router, &url, body)).await?)
         } else {
             let h = timed(via_router(&router, &url, body)).await?;
-            (timed(direct_one(&mut one, key(k))).await?.0, h)
+            let batch = handle.lookup_batch(1);
+            (timed(batch.run(direct_one(&mut one, key(k)))).await?.0, h)
         };
         check_answer(&answer, 1)?;
         if i >= warm(singles) {
@@ -100,12 +101,12 @@ async fn run() -> Result<(), String> {
         let body = lookup_body(first, keys);
         let (handler, answer) = if b % 2 == 1 {
             let h = timed(via_router(&router, &url, body)).await?;
-            let (direct, back) = timed(direct_many(lookupers, first)).await?;
+            let (direct, back) = timed(direct_many(&handle, lookupers, first)).await?;
             lookupers = back;
             direct_batch_push(&mut direct_batch, b, warm(batches), direct);
             h
         } else {
-            let (direct, back) = timed(direct_many(lookupers, first)).await?;
+            let (direct, back) = timed(direct_many(&handle, lookupers, first)).await?;
             lookupers = back;
             direct_batch_push(&mut direct_batch, b, warm(batches), direct);
             timed(via_router(&router, &url, body)).await?
@@ -243,12 +244,18 @@ async fn direct_one(lookuper: &mut Lookuper, id: i32) -> Result<bool, String> {
 
 /// `lookupers.len()` keys from `first` in flight at once, one task per key (what the handler
 /// does, minus HTTP and JSON); the lookupers come back for the next batch.
-async fn direct_many(lookupers: Vec<Lookuper>, first: usize) -> Result<Vec<Lookuper>, String> {
+async fn direct_many(
+    handle: &TableHandle,
+    lookupers: Vec<Lookuper>,
+    first: usize,
+) -> Result<Vec<Lookuper>, String> {
     let mut tasks = JoinSet::new();
+    // Sent once the last key is queued, as the route does (fluss-ops `all_in_flight`).
+    let batch = handle.lookup_batch(lookupers.len());
     for (i, mut lookuper) in lookupers.into_iter().enumerate() {
-        let id = key(first + i);
+        let (id, batch) = (key(first + i), batch.clone());
         tasks.spawn(async move {
-            let found = direct_one(&mut lookuper, id).await;
+            let found = batch.run(direct_one(&mut lookuper, id)).await;
             (lookuper, found)
         });
     }

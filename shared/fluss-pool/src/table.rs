@@ -23,6 +23,7 @@ use gateway_core::codec::RowCodec;
 
 use crate::config::TableCachePolicy;
 use crate::failover::{LeaderWatch, LeaderWatches};
+use crate::lookup_batch::LookupBatch;
 use crate::metrics::Stats;
 
 /// Partial-update writers kept per table; more column sets are served by uncached writers
@@ -206,6 +207,12 @@ impl TableHandle {
             let room = MAX_IDLE_LOOKUPERS.saturating_sub(idle.len());
             idle.extend(lookupers.into_iter().take(room));
         }
+    }
+
+    /// The count of a request's `n` lookups on this table's connection, which sends them as
+    /// soon as the last is queued ([`LookupBatch`]).
+    pub fn lookup_batch(&self, n: usize) -> LookupBatch {
+        LookupBatch::new(&self.conn, n)
     }
 
     /// A prefix lookuper on `columns` for one request.

@@ -4,13 +4,14 @@
 //! fluss-rs's `lookup` takes `&mut self` and its `LookupClient` batches whatever is queued
 //! within its linger window, so each key gets its own (cheap, RPC-free) lookuper and its own
 //! task: the keys of one request then share one batch per tablet server instead of one round
-//! trip each. On expiry the remaining tasks are aborted (fluss-rs may still retry them in the
+//! trip each, sent as soon as the last key is queued ([`LookupBatch`]) rather than at the end
+//! of the window. On expiry the remaining tasks are aborted (fluss-rs may still retry them in the
 //! background, a bounded number of times set by `client.lookup.retries`) and the request
 //! answers 504 `timeout`; a lookup never hangs a request.
 
 use std::future::Future;
 
-use fluss_pool::{Deadline, PooledConnection};
+use fluss_pool::{Deadline, LookupBatch, PooledConnection};
 use gateway_core::error::code_for_fluss_api_error;
 use gateway_core::{ErrorCode, GatewayError};
 use tokio::task::JoinSet;
@@ -54,10 +55,11 @@ where
         return Err(deadline.timeout_error("lookup"));
     }
     let count = inputs.len();
+    let batch = LookupBatch::new(conn.fluss(), count);
     let mut tasks = JoinSet::new();
     for (index, input) in inputs.into_iter().enumerate() {
-        let fut = op(input);
-        tasks.spawn(async move { (index, fut.await) });
+        let (fut, batch) = (op(input), batch.clone());
+        tasks.spawn(async move { (index, batch.run(fut).await) });
     }
     let mut outputs: Vec<Option<T>> = (0..count).map(|_| None).collect();
     let collected = deadline

@@ -33,7 +33,7 @@ use log::{debug, error};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::JoinHandle;
 
 /// A client that lookups values from the server with batching support.
@@ -57,6 +57,8 @@ pub struct LookupClient {
     shutdown_tx: watch::Sender<bool>,
     /// Whether the client is closed
     closed: AtomicBool,
+    /// Ends the batch being collected once it holds a lookup ([`LookupClient::send_now`]).
+    send_now: Arc<Notify>,
 }
 
 impl LookupClient {
@@ -71,8 +73,14 @@ impl LookupClient {
 
         // Create queue and channels
         let cluster_rx = metadata.subscribe_cluster_changes();
-        let (queue, lookup_tx, re_enqueue_tx) =
-            LookupQueue::new(queue_size, max_batch_size, batch_timeout_ms, cluster_rx);
+        let send_now = Arc::new(Notify::new());
+        let (queue, lookup_tx, re_enqueue_tx) = LookupQueue::new(
+            queue_size,
+            max_batch_size,
+            batch_timeout_ms,
+            cluster_rx,
+            send_now.clone(),
+        );
 
         // Create shutdown channel
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -98,7 +106,17 @@ impl LookupClient {
             sender_handle: Some(sender_handle),
             shutdown_tx,
             closed: AtomicBool::new(false),
+            send_now,
         }
+    }
+
+    /// Sends the lookups queued so far without waiting for the rest of the batch window
+    /// (`lookup_batch_timeout_ms`): for a caller that has queued every lookup it is about to
+    /// wait for, and gains nothing from the window but its wait. Lookups queued by others are
+    /// sent with them. A call that finds nothing queued ends nothing: the next lookup waits
+    /// for its window as before.
+    pub fn send_now(&self) {
+        self.send_now.notify_one();
     }
 
     /// Looks up a value by its primary key.

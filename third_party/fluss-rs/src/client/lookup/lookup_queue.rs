@@ -21,8 +21,9 @@
 //! to improve throughput by reducing network round trips.
 
 use super::QueuedLookup;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 /// A queue that buffers pending lookup operations and provides batched draining.
 ///
@@ -42,6 +43,9 @@ pub struct LookupQueue {
     batch_timeout: Duration,
     /// Wakes `drain()` early when the cluster changes.
     cluster_rx: watch::Receiver<u64>,
+    /// Ends the batch `drain()` is collecting as soon as it holds a lookup
+    /// (`LookupClient::send_now`).
+    send_now: Arc<Notify>,
 }
 
 impl LookupQueue {
@@ -50,6 +54,7 @@ impl LookupQueue {
         max_batch_size: usize,
         batch_timeout_ms: u64,
         cluster_rx: watch::Receiver<u64>,
+        send_now: Arc<Notify>,
     ) -> (
         Self,
         mpsc::Sender<QueuedLookup>,
@@ -64,6 +69,7 @@ impl LookupQueue {
             max_batch_size,
             batch_timeout: Duration::from_millis(batch_timeout_ms),
             cluster_rx,
+            send_now,
         };
 
         (queue, lookup_tx, re_enqueue_tx)
@@ -113,6 +119,19 @@ impl LookupQueue {
                         break;
                     }
                 }
+                _ = self.send_now.notified() => {
+                    // The caller queued what it had: take it and send, without the rest of
+                    // the window. A signal that finds nothing queued ends nothing.
+                    while lookups.len() < self.max_batch_size {
+                        match self.lookup_rx.try_recv() {
+                            Ok(lookup) => lookups.push(lookup),
+                            Err(_) => break,
+                        }
+                    }
+                    if !lookups.is_empty() {
+                        break;
+                    }
+                }
                 _ = sleep => break,
             }
 
@@ -144,5 +163,57 @@ impl LookupQueue {
     /// Returns true if there are undrained lookups in the queue.
     pub fn has_undrained(&self) -> bool {
         !self.lookup_rx.is_empty() || !self.re_enqueue_rx.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::lookup::PrimaryLookupQuery;
+    use crate::metadata::{TableBucket, TablePath};
+    use bytes::Bytes;
+
+    fn queued() -> QueuedLookup {
+        let (result_tx, _result_rx) = tokio::sync::oneshot::channel();
+        QueuedLookup::Primary(PrimaryLookupQuery::new(
+            TablePath::new("db".to_string(), "t".to_string()),
+            TableBucket::new(1, 0),
+            Bytes::from_static(b"k"),
+            result_tx,
+        ))
+    }
+
+    #[tokio::test]
+    async fn send_now_ends_the_window_once_it_holds_a_lookup() {
+        let (_cluster_tx, cluster_rx) = watch::channel(0);
+        let send_now = Arc::new(Notify::new());
+        // A window far longer than the test may take.
+        let (mut queue, lookup_tx, _re_enqueue_tx) =
+            LookupQueue::new(16, 16, 60_000, cluster_rx, send_now.clone());
+
+        // Signalled with nothing queued: the window goes on.
+        send_now.notify_one();
+        let empty = tokio::time::timeout(Duration::from_millis(50), queue.drain()).await;
+        assert!(empty.is_err(), "an empty window ended on a signal");
+
+        // Two lookups queued, then the signal (as a caller does), before drain() runs.
+        lookup_tx.send(queued()).await.unwrap();
+        lookup_tx.send(queued()).await.unwrap();
+        send_now.notify_one();
+        let batch = tokio::time::timeout(Duration::from_secs(5), queue.drain())
+            .await
+            .expect("the window ends on the signal, not after 60 s");
+        assert_eq!(batch.len(), 2);
+
+        // The signal while drain() waits.
+        let drained = tokio::spawn(async move { queue.drain().await.len() });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        lookup_tx.send(queued()).await.unwrap();
+        send_now.notify_one();
+        let n = tokio::time::timeout(Duration::from_secs(5), drained)
+            .await
+            .expect("the window ends on the signal")
+            .unwrap();
+        assert_eq!(n, 1);
     }
 }
