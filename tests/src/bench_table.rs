@@ -3,12 +3,12 @@
 //! ratio is measured against. Built only with the `bench` feature.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use fluss::metadata::{DataTypes, Schema, TableDescriptor, TablePath};
 use fluss::row::{Datum, GenericRow};
-use fluss_pool::{Deadline, Identity, Pool, PoolConfig, PooledConnection, TableHandle};
+use fluss_pool::{Deadline, Identity, Pool, PoolConfig, PooledConnection, TableHandle, WriteTurn};
 
 use crate::{Stack, unique_name};
 
@@ -152,15 +152,8 @@ pub async fn direct_upserts(
     keys: impl Iterator<Item = usize>,
     key: impl Fn(usize) -> i32,
 ) -> Result<(), String> {
-    struct Turn;
-    impl Drop for Turn {
-        fn drop(&mut self) {
-            DIRECT_WRITERS.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
     let writer = handle.upsert_writer().map_err(|e| e.to_string())?;
-    DIRECT_WRITERS.fetch_add(1, Ordering::Relaxed);
-    let _turn = Turn;
+    let turn = WriteTurn::begin(&DIRECT_WRITERS);
     let mut acks = Vec::new();
     for k in keys {
         let mut row = GenericRow::new(3);
@@ -170,7 +163,7 @@ pub async fn direct_upserts(
         acks.push(writer.upsert(&row).map_err(|e| e.to_string())?);
     }
     let bound = Duration::from_secs(30);
-    if DIRECT_WRITERS.load(Ordering::Relaxed) == 1 {
+    if turn.alone() {
         tokio::time::timeout(bound, writer.flush())
             .await
             .map_err(|_| "flush timed out".to_owned())?

@@ -45,9 +45,11 @@ pub(crate) async fn await_acks(
 ) -> Vec<Ack> {
     let turn = conn.begin_write();
     let acks = collect_acks(conn, table_id, pending, deadline);
-    let writer = match conn.fluss().get_or_create_writer_client() {
-        Ok(writer) if turn.alone() => writer,
-        _ => return acks.await,
+    if !turn.alone() {
+        return acks.await;
+    }
+    let Ok(writer) = conn.fluss().get_or_create_writer_client() else {
+        return acks.await;
     };
     let flush = writer.flush();
     tokio::pin!(acks, flush);

@@ -374,7 +374,9 @@ pub struct WriteTurn<'c> {
 }
 
 impl<'c> WriteTurn<'c> {
-    fn begin(writes: &'c AtomicUsize) -> Self {
+    /// Counts a write on `writes` until the turn drops. [`PooledConnection::begin_write`] counts
+    /// the connection's; the benchmarks' direct client counts its own writers by the same rule.
+    pub fn begin(writes: &'c AtomicUsize) -> Self {
         writes.fetch_add(1, Ordering::Relaxed);
         WriteTurn { writes }
     }
