@@ -42,6 +42,7 @@ without_cast=(
   row::binary_map::tests::a_reset_writer_builds_the_same_maps_as_fresh_writers
   client::write::accumulator::tests::flush_counter_decremented_when_the_wait_is_dropped
   client::lookup::lookup_queue::tests::send_now_ends_the_window_once_it_holds_a_lookup
+  client::table::lookup::tests::test_decoder_cache_missing_lists_unknown_schema_ids_once
 )
 with_cast=(
   record::arrow::tests::encoding_differences_are_converted_not_rejected

@@ -76,6 +76,19 @@ impl DecoderCache {
         self.others.write().insert(schema_id, decoder);
     }
 
+    /// The schema ids of `rows` without a decoder yet, each once. Usually none: a table's rows
+    /// are mostly written under its current schema, whose decoder the cache starts with.
+    fn missing(&self, rows: &[Vec<u8>]) -> Result<Vec<i16>> {
+        let mut missing: Vec<i16> = Vec::new();
+        for bytes in rows {
+            let schema_id = LookupResult::read_schema_id(bytes)?;
+            if !self.contains(schema_id) && !missing.contains(&schema_id) {
+                missing.push(schema_id);
+            }
+        }
+        Ok(missing)
+    }
+
     #[cfg(test)]
     fn get(&self, schema_id: i16) -> Option<Arc<FixedSchemaDecoder>> {
         if schema_id == self.target_id {
@@ -193,18 +206,8 @@ impl LookupSchemaCtx {
         })
     }
 
-    async fn ensure_decoders(&self, rows: &[Vec<u8>]) -> Result<()> {
-        let mut missing: Vec<i16> = Vec::new();
-        for bytes in rows {
-            let schema_id = LookupResult::read_schema_id(bytes)?;
-            if !self.decoders.contains(schema_id) && !missing.contains(&schema_id) {
-                missing.push(schema_id);
-            }
-        }
-        if missing.is_empty() {
-            return Ok(());
-        }
-
+    /// Fetches the schemas `missing` names and caches a decoder for each.
+    async fn fetch_decoders(&self, missing: Vec<i16>) -> Result<()> {
         let fetches = missing.into_iter().map(|schema_id| {
             let cache = Arc::clone(&self.decoders);
             let schema_getter = Arc::clone(&self.schema_getter);
@@ -223,8 +226,11 @@ impl LookupSchemaCtx {
     }
 
     async fn build_result(&self, rows: Vec<Vec<u8>>) -> Result<LookupResult> {
-        if !rows.is_empty() {
-            self.ensure_decoders(&rows).await?;
+        let missing = self.decoders.missing(&rows)?;
+        if !missing.is_empty() {
+            // Boxed: the schema fetch is an RPC future, and inline it would be part of every
+            // lookup's future, copied each time a caller moves one (into a task, say).
+            Box::pin(self.fetch_decoders(missing)).await?;
         }
         Ok(LookupResult::new(
             rows,
@@ -400,10 +406,13 @@ impl Lookuper {
                 Arc::clone(&self.table_path),
                 Some(partition_name),
             );
-            match self
-                .metadata
-                .check_and_update_partition_metadata(&physical_table_path)
-                .await?
+            // Boxed, as the schema fetch in `build_result`: a metadata RPC future inline would
+            // be most of every lookup's future, partitioned table or not.
+            match Box::pin(
+                self.metadata
+                    .check_and_update_partition_metadata(&physical_table_path),
+            )
+            .await?
             {
                 Some(id) => Some(id),
                 None => return Ok(self.schema_ctx.empty_result()),
@@ -637,10 +646,13 @@ impl PrefixKeyLookuper {
                 Arc::clone(&self.table_path),
                 Some(partition_name),
             );
-            match self
-                .metadata
-                .check_and_update_partition_metadata(&physical_table_path)
-                .await?
+            // Boxed, as the schema fetch in `build_result`: a metadata RPC future inline would
+            // be most of every lookup's future, partitioned table or not.
+            match Box::pin(
+                self.metadata
+                    .check_and_update_partition_metadata(&physical_table_path),
+            )
+            .await?
             {
                 Some(id) => Some(id),
                 None => return Ok(self.schema_ctx.empty_result()),
@@ -806,6 +818,22 @@ mod tests {
             err.to_string().contains("Invalid negative schema id"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn test_decoder_cache_missing_lists_unknown_schema_ids_once() {
+        let target = schema_with_ids(&[(0, "id", DataTypes::int())]);
+        let decoder = || FixedSchemaDecoder::new_no_projection(KvFormat::COMPACTED, &target);
+        let cache = cache_with(7, decoder().unwrap(), vec![(3, decoder().unwrap())]);
+        let row = |schema_id| make_row_bytes(schema_id, &[0]);
+        // Rows of known schemas need no fetch, so `build_result` awaits nothing.
+        assert!(cache.missing(&[row(7), row(3), row(7)]).unwrap().is_empty());
+        assert!(cache.missing(&[]).unwrap().is_empty());
+        assert_eq!(
+            cache.missing(&[row(9), row(7), row(4), row(9)]).unwrap(),
+            vec![9, 4]
+        );
+        assert!(cache.missing(&[vec![0xFF, 0xFF, 0]]).is_err());
     }
 
     #[test]
