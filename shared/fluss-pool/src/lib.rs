@@ -40,7 +40,7 @@ pub use deadline::{Deadline, DeadlinePolicy};
 pub use health::HealthSnapshot;
 pub use identity::{Identity, Secret};
 pub use leaders::{LeaderWait, MAX_LEADER_WAIT};
-pub use lookup_batch::LookupBatch;
+pub use lookup_batch::{LookupBatch, LookupRun};
 pub use metrics::PoolStats;
 pub use pool::Pool;
 pub use table::TableHandle;

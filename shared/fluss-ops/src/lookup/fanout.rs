@@ -58,8 +58,8 @@ where
     let batch = LookupBatch::new(conn.fluss(), count);
     let mut tasks = JoinSet::new();
     for (index, input) in inputs.into_iter().enumerate() {
-        let (fut, batch) = (op(input), batch.clone());
-        tasks.spawn(async move { (index, batch.run(fut).await) });
+        let lookup = batch.run(op(input));
+        tasks.spawn(async move { (index, lookup.await) });
     }
     let mut outputs: Vec<Option<T>> = (0..count).map(|_| None).collect();
     let collected = deadline
