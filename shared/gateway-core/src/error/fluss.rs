@@ -74,6 +74,11 @@ pub fn code_for_fluss_api_error(raw_code: i32) -> ErrorCode {
         | F::FencedLeaderEpochException
         | F::OperationNotAttemptedException
         | F::UnknownWriterIdException
+        // The idempotent writer's sequence no longer matches the server's (a leader moved, a
+        // server restarted): the batch was refused unwritten and the writer starts a new
+        // sequence, so a retry succeeds. It was `backend` (seen per row in the durability suite
+        // when a row's resends ran out during a leader kill), which tells a caller not to retry.
+        | F::OutOfOrderSequenceException
         | F::RetriableAuthenticateException => ErrorCode::Unavailable,
         _ => ErrorCode::Backend,
     }
@@ -318,6 +323,8 @@ mod tests {
             (12, ErrorCode::Unavailable),
             (44, ErrorCode::Unavailable),
             (9, ErrorCode::Unavailable),
+            (31, ErrorCode::Unavailable),
+            (33, ErrorCode::Unavailable),
             (65, ErrorCode::Unavailable),
             (73, ErrorCode::Unavailable),
             (64, ErrorCode::InvalidArgument),
